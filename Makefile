@@ -1,0 +1,134 @@
+# leakprof - one non-recursive Makefile.
+# make [all] | test | demo | bench | asan | install | uninstall | clean | deps
+-include config.mak
+
+O       ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+CXX     ?= c++
+SAN     ?=
+
+CFLAGS_BASE := -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer \
+	-Wall -Wextra -Wshadow -Wmissing-prototypes -I. -fPIC
+ifneq ($(SAN),)
+CFLAGS_BASE += -fsanitize=$(SAN) -fno-sanitize-recover=all
+LDSAN := -fsanitize=$(SAN)
+endif
+ifeq ($(WERROR),1)
+CFLAGS_BASE += -Werror
+endif
+PRELOAD_CFLAGS := -fvisibility=hidden -ftls-model=initial-exec
+LIBS := -lunwind -ldw -lelf -lpthread -ldl -lm
+
+# Debian packages this project needs, and a header each one provides.
+DEPS_PKGS := libunwind-dev libdw-dev uthash-dev libcmocka-dev
+DEPS_STAMP := $(O)/.deps-ok
+
+ifneq ($(V),1)
+Q := @
+endif
+
+REPORT_SRC  := $(wildcard report/*.c)
+PRELOAD_SRC := $(wildcard preload/*.c)
+LEAKPRINT_SRC := $(filter-out tools/leakprof.c,$(wildcard tools/*.c))
+UNIT_SRC    := $(wildcard tests/unit/test_*.c)
+UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+SAMPLES_C   := $(wildcard samples/*.c)
+SAMPLES_CXX := $(wildcard samples/*.cpp)
+
+REPORT_OBJ  := $(REPORT_SRC:%.c=$(O)/%.o)
+PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(O)/%.o)
+LEAKPRINT_OBJ := $(LEAKPRINT_SRC:%.c=$(O)/%.o)
+UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(O)/test/%)
+UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
+SAMPLE_BIN  := $(SAMPLES_C:samples/%.c=$(O)/samples/%) $(SAMPLES_CXX:samples/%.cpp=$(O)/samples/%)
+# Preload objects a unit test may link: everything but the libc symbols.
+PRELOAD_TESTABLE := $(filter-out $(O)/preload/hooks.o $(O)/preload/main.o,$(PRELOAD_OBJ))
+
+.PHONY: all deps test unit e2e demo bench asan install uninstall clean check-hotpath report-tests
+all: $(O)/libleakprof.so $(O)/leakprint $(O)/leakprof $(SAMPLE_BIN)
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	$(Q)missing=""; for p in $(DEPS_PKGS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get install -y $$missing || { $$SUDO apt-get update && $$SUDO apt-get install -y $$missing; } || exit 1; \
+	fi
+	$(Q)mkdir -p $(O) && touch $@
+
+$(O)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_BASE) $(if $(filter preload/%,$<),$(PRELOAD_CFLAGS)) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/libreport.a: $(REPORT_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/libpreload-test.a: $(PRELOAD_TESTABLE)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/libleakprof.so: $(PRELOAD_OBJ) $(O)/libreport.a preload/exports.map
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,--version-script=preload/exports.map \
+	  -o $@ $(PRELOAD_OBJ) $(O)/libreport.a $(LIBS) $(LDSAN)
+
+$(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
+	$(Q)$(CC) -o $@ $^ $(LIBS) $(LDSAN)
+
+$(O)/leakprof: $(O)/tools/leakprof.o
+	$(Q)$(CC) -o $@ $^ $(LDSAN)
+
+$(O)/samples/%: samples/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
+$(O)/samples/%: samples/%.cpp
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
+
+$(O)/test/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(O)/libpreload-test.a $(O)/libreport.a | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) \
+	  $(O)/libpreload-test.a $(O)/libreport.a -lcmocka $(LIBS) $(LDSAN)
+
+unit: $(UNIT_BIN)
+report-tests: unit
+
+check-hotpath: $(O)/libleakprof.so
+	$(Q)tests/check_hotpath.sh $(O)
+
+test: all $(UNIT_BIN)
+	$(Q)O=$(O) tests/run.sh
+
+e2e: all
+	$(Q)O=$(O) tests/run.sh e2e
+
+demo: all
+	@echo "== running samples/slow_app under libleakprof.so =="
+	$(Q)cd $(O) && LEAKPROF_OPTIONS=massif=0 LD_PRELOAD=$(CURDIR)/$(O)/libleakprof.so ./samples/slow_app
+
+bench: all
+	$(Q)O=$(O) tests/bench/run.sh
+
+asan:
+	$(MAKE) O=build/asan SAN=address,undefined $(addprefix build/asan/test/,$(notdir $(UNIT_BIN))) build/asan/leakprint
+	$(Q)O=build/asan ASAN_OPTIONS=detect_leaks=1 tests/run.sh unit leakprint
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/leakprof $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(O)/libleakprof.so $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so
+	install -m 0755 $(O)/leakprint $(DESTDIR)$(PREFIX)/bin/leakprint
+	install -m 0755 $(O)/leakprof $(DESTDIR)$(PREFIX)/bin/leakprof
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so $(DESTDIR)$(PREFIX)/bin/leakprint $(DESTDIR)$(PREFIX)/bin/leakprof
+	-rmdir $(DESTDIR)$(PREFIX)/lib/leakprof
+
+clean:
+	rm -rf $(O)
+
+-include mk/*.mk
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
