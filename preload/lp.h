@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_LP_H
+#define LP_PRELOAD_LP_H
+/*
+ * lp.h - base macros shared by every preload/ file.
+ * Context: any.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define LP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LP_NOINLINE __attribute__((noinline))
+#define LP_COLD __attribute__((cold, noinline))
+#define LP_EXPORT __attribute__((visibility("default")))
+#define LP_TLS __thread __attribute__((tls_model("initial-exec")))
+#define LP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Relaxed/acquire/release atomics: the only spelling used in preload/. */
+#define lp_load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define lp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define lp_store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define lp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define lp_add_relaxed(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+#define lp_sub_relaxed(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_RELAXED)
+#define lp_xchg_acq_rel(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define lp_cas(p, expp, v) \
+    __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_ACQ_REL, \
+                                __ATOMIC_ACQUIRE)
+
+/* Abort the process without stdio (musl style); for broken invariants. */
+_Noreturn void lp_panic(const char *msg);
+#define LP_ASSERT(x) \
+    do { \
+        if (LP_UNLIKELY(!(x))) \
+            lp_panic("assertion failed: " #x); \
+    } while (0)
+
+#endif /* LP_PRELOAD_LP_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_PROCESS_H
+#define LP_PRELOAD_PROCESS_H
+/*
+ * process.h - what we know about the host process's life: its main
+ * function (wrapped through __libc_start_main), where the main thread's
+ * live stack ends once main has returned, and its exit status.
+ *
+ * Context: BOOT (wrapping), COLD (exit-time readers).
+ */
+#include "preload/lp.h"
+
+struct lp_process {
+    bool main_wrapped;   /* __libc_start_main went through us */
+    bool main_returned;  /* main returned to our wrapper */
+    uintptr_t exit_sp;   /* when main_returned: the stack pointer of our
+                            wrapper after main returned; everything below
+                            it is main's dead frames (not a root) */
+    uintptr_t main_sp;   /* stack pointer just before main was called */
+    int exit_status;     /* main's return value or exit()'s argument */
+    bool exit_status_known;
+};
+
+extern struct lp_process lp_process;
+
+#endif /* LP_PRELOAD_PROCESS_H */

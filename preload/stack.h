@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_STACK_H
+#define LP_PRELOAD_STACK_H
+/*
+ * stack.h - allocation call stacks: capture with libunwind (or frame
+ * pointers), deduplicate into a table of stack records with ids 1..N in
+ * creation order, and per-stack live/total counters.
+ *
+ * A record's frames[0] is a pc inside our allocator hook (malloc, calloc,
+ * ...); frames[1..] are return addresses, innermost first. Records are
+ * never freed, so pointers from lp_stack_get() stay valid.
+ *
+ * Context: HOT (capture, intern, counters), COLD (iteration).
+ * Memory: lp_arena.
+ */
+#include "preload/lp.h"
+
+#define LP_STACK_MAX_DEPTH 256
+
+struct lp_stack {
+    struct lp_stack *next; /* hash chain */
+    uint64_t hash;
+    uint32_t id;
+    uint32_t nframes;
+    /* Counters, updated with relaxed atomics on every alloc/free. */
+    uint64_t live_bytes, live_blocks;
+    uint64_t total_bytes, total_blocks;
+    uintptr_t frames[];
+};
+
+/* Capture the caller's stack (our own frames removed but the hook's) and
+ * return its id, creating the record on first sight; 0 on failure. */
+uint32_t lp_stack_capture(void);
+
+/* Intern an explicit frame array (tests, fork). */
+uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n);
+
+/* The record for id, or NULL. Lock-free. */
+struct lp_stack *lp_stack_get(uint32_t id);
+
+/* Number of records so far (ids are 1..lp_stack_count()). */
+uint32_t lp_stack_count(void);
+
+/* Counters: an allocation of size bytes / a free of a block of size bytes. */
+static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
+{
+    lp_add_relaxed(&s->live_bytes, size);
+    lp_add_relaxed(&s->live_blocks, 1);
+    lp_add_relaxed(&s->total_bytes, size);
+    lp_add_relaxed(&s->total_blocks, 1);
+}
+static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
+{
+    lp_sub_relaxed(&s->live_bytes, size);
+    lp_sub_relaxed(&s->live_blocks, 1);
+}
+
+/* Range of our own library's text, to recognise our frames. */
+bool lp_stack_is_self(uintptr_t pc);
+
+void lp_stack_lock_all(void);
+void lp_stack_unlock_all(void);
+void lp_stack_atfork_child(void);
+
+#endif /* LP_PRELOAD_STACK_H */

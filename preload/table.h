@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_TABLE_H
+#define LP_PRELOAD_TABLE_H
+/*
+ * table.h - live blocks: address -> (size, stack id, sequence number).
+ *
+ * Split by address hash into LP_TABLE_SHARDS uthash tables, each with its
+ * own lock, so threads freeing unrelated blocks never contend. Memory
+ * comes from lp_arena only. Callers must hold the guard (see guard.h).
+ *
+ * Context: HOT, except lp_table_for_each() and lp_table_lock_all() (COLD).
+ */
+#include "preload/lp.h"
+
+#define LP_TABLE_SHARDS 64
+
+struct lp_block {
+    uintptr_t addr;
+    size_t size;       /* requested size */
+    uint32_t stack_id; /* from lp_stack_intern(); 0 = unknown */
+    uint64_t seq;      /* allocation order */
+};
+
+/* Track a block. Returns 0, or -ENOMEM if the arena is exhausted; the
+ * block is then simply untracked. A stale entry at addr is replaced (and
+ * its data copied to *stale, if non-NULL, with 1 returned). */
+int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
+                    struct lp_block *stale);
+
+/* Forget a block, copying it to *out when out is non-NULL. Returns 0, or
+ * -ENOENT for an address we never saw (allocated before init, or ours). */
+int lp_table_remove(uintptr_t addr, struct lp_block *out);
+
+/* Look a block up without removing it. */
+int lp_table_find(uintptr_t addr, struct lp_block *out);
+
+/* Number of live blocks right now (sum over shards, racy). */
+size_t lp_table_count(void);
+
+/* Visit every live block, holding one shard lock at a time. */
+void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg);
+
+/* Take / release every shard lock (fork, stop-the-world scans). */
+void lp_table_lock_all(void);
+void lp_table_unlock_all(void);
+/* In a fork child: reinitialise the locks. */
+void lp_table_atfork_child(void);
+
+#endif /* LP_PRELOAD_TABLE_H */
