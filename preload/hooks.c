@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hooks.c - the libc allocation symbols that LD_PRELOAD interposes.
+ *
+ * Each hook forwards to the real allocator and reports the outcome to
+ * track.c; before the real allocator is resolved (dlsym's own requests)
+ * the boot arena answers. Edge semantics are glibc's, because glibc does
+ * the work: malloc(0) gives a unique block, realloc(p, 0) frees p,
+ * realloc(NULL, n) is malloc, a failed realloc keeps the old block. We
+ * only add calloc's overflow check (before anything else) and keep free()
+ * from changing errno.
+ * Context: HOT.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/lp.h"
+#include "preload/real.h"
+#include "preload/track.h"
+
+LP_EXPORT void *malloc(size_t size)
+{
+    void *p;
+
+    if (LP_UNLIKELY(!lp_track_init()))
+        return lp_boot_alloc(size, 16);
+    p = lp_real.malloc(size);
+    if (LP_LIKELY(p != NULL))
+        lp_track_alloc(p, size);
+    return p;
+}
+
+LP_EXPORT void free(void *p)
+{
+    int saved;
+
+    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
+        return;
+    saved = errno;
+    /* Record first: after the real free another thread may receive p. */
+    lp_track_free(p);
+    lp_real.free(p);
+    errno = saved;
+}
+
+LP_EXPORT void *calloc(size_t n, size_t size)
+{
+    size_t total;
+    void *p;
+
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (LP_UNLIKELY(!lp_track_init()))
+        return lp_boot_alloc(total, 16); /* static memory is zeroed */
+    p = lp_real.calloc(n, size);
+    if (LP_LIKELY(p != NULL))
+        lp_track_alloc(p, total);
+    return p;
+}
+
+LP_EXPORT void *realloc(void *old, size_t size)
+{
+    struct lp_block ob;
+    size_t old_usable = 0;
+    bool had;
+    void *np;
+
+    if (LP_UNLIKELY(!lp_track_init())) {
+        np = lp_boot_alloc(size, 16);
+        if (np && old)
+            memcpy(np, old, lp_boot_size(old) < size ? lp_boot_size(old) : size);
+        return np;
+    }
+    if (old == NULL) {
+        np = lp_real.malloc(size);
+        if (np)
+            lp_track_alloc(np, size);
+        return np;
+    }
+    if (LP_UNLIKELY(lp_boot_owns(old))) {
+        size_t n = lp_boot_size(old);
+
+        np = lp_real.malloc(size);
+        if (np) {
+            memcpy(np, old, n < size ? n : size);
+            lp_track_alloc(np, size);
+        }
+        return np;
+    }
+    if (size == 0) {
+        /* glibc frees the block and returns NULL. */
+        lp_track_free(old);
+        return lp_real.realloc(old, 0);
+    }
+    had = lp_track_realloc_begin(old, &ob, &old_usable);
+    np = lp_real.realloc(old, size);
+    lp_track_realloc_end(old, np, size, had, &ob, old_usable);
+    return np;
+}
+
+LP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+    size_t total;
+
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(old, total);
+}
+
+LP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    int rc;
+
+    if (LP_UNLIKELY(!lp_track_init())) {
+        *out = lp_boot_alloc(size, align);
+        return *out ? 0 : ENOMEM;
+    }
+    rc = lp_real.posix_memalign(out, align, size);
+    if (rc == 0)
+        lp_track_alloc(*out, size);
+    return rc;
+}
+
+LP_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+    void *p;
+
+    if (LP_UNLIKELY(!lp_track_init()))
+        return lp_boot_alloc(size, align);
+    p = lp_real.aligned_alloc(align, size);
+    if (p)
+        lp_track_alloc(p, size);
+    return p;
+}
+
+LP_EXPORT void *memalign(size_t align, size_t size)
+{
+    void *p;
+
+    if (LP_UNLIKELY(!lp_track_init()))
+        return lp_boot_alloc(size, align);
+    p = lp_real.memalign(align, size);
+    if (p)
+        lp_track_alloc(p, size);
+    return p;
+}
+
+LP_EXPORT void *valloc(size_t size)
+{
+    void *p;
+
+    if (LP_UNLIKELY(!lp_track_init()))
+        return lp_boot_alloc(size, 4096);
+    p = lp_real.valloc(size);
+    if (p)
+        lp_track_alloc(p, size);
+    return p;
+}
+
+LP_EXPORT void *pvalloc(size_t size)
+{
+    void *p;
+    size_t page = 4096;
+
+    if (LP_UNLIKELY(!lp_track_init()))
+        return lp_boot_alloc((size + page - 1) & ~(page - 1), page);
+    p = lp_real.pvalloc(size);
+    if (p)
+        lp_track_alloc(p, (size + page - 1) & ~(page - 1));
+    return p;
+}
+
+LP_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (p == NULL)
+        return 0;
+    if (LP_UNLIKELY(lp_boot_owns(p)))
+        return lp_boot_size(p);
+    if (LP_UNLIKELY(!lp_track_init()))
+        return 0;
+    return lp_real.malloc_usable_size(p);
+}

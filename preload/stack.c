@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack.c - capturing and interning allocation stacks.
+ *
+ * Capture walks the stack with libunwind's unw_backtrace (DWARF-exact; it
+ * caches unwind info per address) or with frame pointers. Our own frames
+ * (this file, track.c) are dropped except the outermost one, the hook the
+ * program called, which Memcheck prints as the "at" line.
+ *
+ * Interning hashes the frame array into one of STACK_SHARDS chains, each
+ * with its own lock. Ids are handed out by an atomic counter and published
+ * in a two-level directory so lp_stack_get() never locks.
+ * Context: HOT; the only includer of <libunwind.h>.
+ */
+#include "preload/stack.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "preload/arena.h"
+#include "preload/config.h"
+
+#define STACK_SHARDS 32
+#define BUCKETS_PER_SHARD 4096
+#define DIR_BITS 12
+#define DIR_SIZE (1u << DIR_BITS)
+
+static struct {
+    pthread_mutex_t lock;
+    struct lp_stack **buckets;
+    char pad[64];
+} shards[STACK_SHARDS];
+
+static struct lp_stack **dir[DIR_SIZE];
+static uint32_t next_id;
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uintptr_t me = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
+    int i;
+
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (info->dlpi_addr + ph->p_vaddr < lo)
+            lo = info->dlpi_addr + ph->p_vaddr;
+        if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+            hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
+    if (me >= lo && me < hi) {
+        self_lo = lo;
+        self_hi = hi;
+        return 1;
+    }
+    return 0;
+}
+
+bool lp_stack_is_self(uintptr_t pc)
+{
+    if (LP_UNLIKELY(self_hi == 0))
+        dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
+    return pc >= self_lo && pc < self_hi;
+}
+
+static uint64_t hash_frames(const uintptr_t *f, unsigned n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        h ^= f[i];
+        h *= 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static bool publish(struct lp_stack *s)
+{
+    uint32_t hi = s->id >> DIR_BITS, lo = s->id & (DIR_SIZE - 1);
+    struct lp_stack **chunk;
+
+    if (hi >= DIR_SIZE)
+        return false;
+    chunk = lp_load_acquire(&dir[hi]);
+    if (!chunk) {
+        struct lp_stack **fresh = lp_arena_alloc(sizeof(*fresh) * DIR_SIZE);
+        struct lp_stack **expect = NULL;
+
+        if (!fresh)
+            return false;
+        if (lp_cas(&dir[hi], &expect, fresh))
+            chunk = fresh;
+        else {
+            lp_arena_free(fresh, sizeof(*fresh) * DIR_SIZE);
+            chunk = expect;
+        }
+    }
+    lp_store_release(&chunk[lo], s);
+    return true;
+}
+
+uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
+{
+    uint64_t h = hash_frames(frames, n);
+    unsigned si = h % STACK_SHARDS;
+    unsigned bi = (h >> 8) % BUCKETS_PER_SHARD;
+    struct lp_stack *s;
+    uint32_t id = 0;
+
+    pthread_mutex_lock(&shards[si].lock);
+    if (!shards[si].buckets) {
+        shards[si].buckets =
+            lp_arena_alloc(sizeof(struct lp_stack *) * BUCKETS_PER_SHARD);
+        if (!shards[si].buckets)
+            goto out;
+    }
+    for (s = shards[si].buckets[bi]; s; s = s->next)
+        if (s->hash == h && s->nframes == n &&
+            memcmp(s->frames, frames, n * sizeof(*frames)) == 0) {
+            id = s->id;
+            goto out;
+        }
+    s = lp_arena_alloc(sizeof(*s) + n * sizeof(*frames));
+    if (!s)
+        goto out;
+    s->hash = h;
+    s->nframes = n;
+    memcpy(s->frames, frames, n * sizeof(*frames));
+    s->id = lp_add_relaxed(&next_id, 1);
+    if (!publish(s))
+        goto out; /* id space exhausted: leave it unreachable */
+    s->next = shards[si].buckets[bi];
+    shards[si].buckets[bi] = s;
+    id = s->id;
+out:
+    pthread_mutex_unlock(&shards[si].lock);
+    return id;
+}
+
+/* Frame-pointer walk: cheap, exact only where everything keeps frame
+ * pointers. Stops at the first frame pointer that does not grow upward. */
+static int fp_backtrace(void **buf, int max)
+{
+    uintptr_t *fp = __builtin_frame_address(0);
+    int n = 0;
+
+    buf[n++] = __builtin_return_address(0);
+    while (n < max && fp) {
+        uintptr_t *next = (uintptr_t *)fp[0];
+        uintptr_t ret = fp[1];
+
+        if (ret < 4096)
+            break;
+        buf[n++] = (void *)ret;
+        if (next <= fp || (uintptr_t)next - (uintptr_t)fp > (1u << 24) ||
+            ((uintptr_t)next & 7))
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+uint32_t lp_stack_capture(void)
+{
+    void *buf[LP_STACK_MAX_DEPTH + 16];
+    int want = lp_config.depth + 8 + 6, n, i;
+
+    if (want > (int)LP_ARRAY_SIZE(buf))
+        want = LP_ARRAY_SIZE(buf);
+    if (lp_config.unwind_fp)
+        n = fp_backtrace(buf, want);
+    else
+        n = unw_backtrace(buf, want);
+    /* Skip our own frames, keeping the outermost one: the hook. */
+    for (i = 0; i < n && lp_stack_is_self((uintptr_t)buf[i]); i++)
+        ;
+    if (i > 0)
+        i--;
+    if (n - i > lp_config.depth + 9)
+        n = i + lp_config.depth + 9;
+    return lp_stack_intern((const uintptr_t *)(buf + i), n - i);
+}
+
+struct lp_stack *lp_stack_get(uint32_t id)
+{
+    struct lp_stack **chunk;
+
+    if (id == 0 || (id >> DIR_BITS) >= DIR_SIZE)
+        return NULL;
+    chunk = lp_load_acquire(&dir[id >> DIR_BITS]);
+    return chunk ? lp_load_acquire(&chunk[id & (DIR_SIZE - 1)]) : NULL;
+}
+
+uint32_t lp_stack_count(void) { return lp_load_acquire(&next_id); }
+
+void lp_stack_lock_all(void)
+{
+    unsigned i;
+
+    for (i = 0; i < STACK_SHARDS; i++)
+        pthread_mutex_lock(&shards[i].lock);
+}
+
+void lp_stack_unlock_all(void)
+{
+    unsigned i;
+
+    for (i = STACK_SHARDS; i-- > 0;)
+        pthread_mutex_unlock(&shards[i].lock);
+}
+
+void lp_stack_atfork_child(void)
+{
+    unsigned i;
+
+    for (i = 0; i < STACK_SHARDS; i++)
+        pthread_mutex_init(&shards[i].lock, NULL);
+}
