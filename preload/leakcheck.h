@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_LEAKCHECK_H
+#define LP_PRELOAD_LEAKCHECK_H
+/*
+ * leakcheck.h - one leak search: scan, group blocks into loss records,
+ * apply suppressions, symbolize and write the report (text or JSON, plus
+ * SARIF) to the log= destination.
+ *
+ * Context: COLD. The caller holds the guard (lp_guard_hold_forever() on
+ * the exit path and in the dumper thread). Not reentrant: callers
+ * serialise (exit and the dumper never run a search at the same time:
+ * lp_leakcheck_run takes an internal lock).
+ */
+#include "preload/lp.h"
+
+/* live == false: the exit-time report (HEAP SUMMARY, records, LEAK
+ * SUMMARY, trailer). live == true: a live report as Memcheck's monitor
+ * command "leak_check full ... increased" prints it, with deltas against
+ * the previous live search. Returns the number of error contexts. */
+unsigned lp_leakcheck_run(bool live);
+
+#endif /* LP_PRELOAD_LEAKCHECK_H */
