@@ -59,6 +59,18 @@ struct lp_loss_record {
     uint64_t old_bytes, old_blocks, old_indirect_bytes;
 };
 
+/*
+ * The LEAK SUMMARY numbers of one search. bytes/blocks per kind count the
+ * unsuppressed records (direct bytes only); supp_* the suppressed ones;
+ * heur_* are copied from the set. A live report prints deltas against
+ * the previous search's totals (struct lp_leak_set.old).
+ */
+struct lp_leak_totals {
+    uint64_t bytes[LP_KIND_COUNT], blocks[LP_KIND_COUNT];
+    uint64_t supp_bytes, supp_blocks;
+    uint64_t heur_bytes[LP_HEUR_COUNT], heur_blocks[LP_HEUR_COUNT];
+};
+
 struct lp_leak_set {
     int pid;
     uint64_t in_use_bytes, in_use_blocks;
@@ -66,6 +78,20 @@ struct lp_leak_set {
     uint64_t heur_bytes[LP_HEUR_COUNT], heur_blocks[LP_HEUR_COUNT];
     struct lp_loss_record *recs;
     size_t nrecs;
+    /* Live reports only: lp_leaks_totals() of the previous search, all
+     * zero the first time (Memcheck's first search compares with zero).
+     * Records that vanished since then may stay in recs with bytes =
+     * blocks = 0 and their old_* numbers, as Memcheck keeps them: they
+     * are numbered, and printed only in LP_DELTA_CHANGED mode. */
+    struct lp_leak_totals old;
+};
+
+/* Which records a live report prints (Memcheck's monitor command
+ * `leak_check ... increased|changed|any`; increased is its default). */
+enum lp_live_delta {
+    LP_DELTA_INCREASED = 0, /* records that grew, with (+N) deltas */
+    LP_DELTA_CHANGED,       /* records that changed either way, with deltas */
+    LP_DELTA_ANY,           /* every record with blocks, no deltas */
 };
 
 struct lp_leak_opts {
@@ -76,7 +102,9 @@ struct lp_leak_opts {
     const char *self_obj;    /* path of libleakprof.so: printed "(in obj)" */
     int depth;               /* frames per record, default 30 */
     bool live;               /* live (SIGUSR1) report: monitor wording,
-                                no HEAP SUMMARY, deltas vs old_* */
+                                no HEAP SUMMARY, no ERROR SUMMARY,
+                                deltas vs old_* and set->old */
+    enum lp_live_delta live_delta; /* live only; zero = increased */
 };
 
 /* Sort records in Memcheck's order (total bytes, kind, blocks, stack_id). */
@@ -86,24 +114,73 @@ void lp_leaks_sort(struct lp_leak_set *set);
  * Symbolize a record's stack as Memcheck prints it: ips[0] as is, the rest
  * at return address - 1, inlined callers expanded, cut after main (below
  * main hidden), at most max frames. Returns the number of frames written.
+ *
+ * Details, as Memcheck (--show-below-main=no) does them:
+ *  - ips[0] is a pc inside our allocator hook: it gives exactly one frame,
+ *    the out-of-line function (the hook's exported name, e.g. "malloc",
+ *    "operator new(unsigned long)"), never the hook's inlined helpers;
+ *  - the stack is cut after the first ip (from the outside in) whose
+ *    function is main; with no main, after the innermost below-main
+ *    function; thread stacks (start_thread, clone) are kept whole;
+ *  - below-main functions print as LP_SYM_BELOW_MAIN, fn and mangled;
+ *  - inlined callers do not count against nips (Memcheck's num-callers
+ *    limits ips, not printed lines), but do count against max.
+ * sym may be NULL: every frame is then "???".
  */
 int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                     struct lp_sym_frame *out, int max);
 
 /* Number of error contexts (unsuppressed records of an error kind, full
- * mode only). */
+ * mode only). Each record is one error from one context, so this is both
+ * E and C of "ERROR SUMMARY: E errors from C contexts", and what an
+ * error_exitcode check compares with 0. Records with 0 blocks are not
+ * counted (in live mode: records the delta mode does not consider). */
 unsigned lp_leaks_errors(const struct lp_leak_set *set,
                          const struct lp_leak_opts *opts);
+
+/* The "(suppressed: S from S)" count: suppressed records that would
+ * otherwise count as errors (full mode, kind in error_kinds). A
+ * suppressed record of another kind only moves into the summary's
+ * "suppressed:" line, as Memcheck does. */
+unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
+                                    const struct lp_leak_opts *opts);
+
+/* Fill *t with the LEAK SUMMARY numbers of set (see lp_leak_totals). A
+ * live reporter stores this after printing and passes it back as
+ * set->old next time. */
+void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
 
 /*
  * Write HEAP SUMMARY, loss records and LEAK SUMMARY, plus the trailer
  * (rerun hints and ERROR SUMMARY), each line prefixed "==PID== ".
  * Sorts set first. Returns 0 or -errno from the stream.
+ *
+ * The text starts with an empty "==PID== " line, then "HEAP SUMMARY:",
+ * i.e. what Memcheck prints after the program's own output (its
+ * start-of-run preamble is not ours). Then, as Memcheck 3.19 does:
+ *  - leak_check=no: "For a detailed leak analysis, rerun with:
+ *    --leak-check=full" + empty line;
+ *  - no blocks in use: "All heap blocks were freed -- no leaks are
+ *    possible" + empty line;
+ *  - otherwise (full) the shown records, each followed by an empty line
+ *    and, with gen_suppressions, a suppression block without prefix;
+ *    then LEAK SUMMARY (heuristic lines when heur_blocks != 0), hint
+ *    lines, empty line;
+ *  - "For lists of detected and suppressed errors, rerun with: -s" and
+ *    "ERROR SUMMARY: E errors from E contexts (suppressed: S from S)".
+ * A record is shown when full, its kind is in show_kinds, it has blocks
+ * and it is not suppressed; "i of n" counts every record.
+ * Live mode: no HEAP SUMMARY and no trailer, the monitor's hint wording,
+ * records chosen by live_delta, numbers followed by " (+N)"/" (-N)"
+ * except in LP_DELTA_ANY. leak_check=no is treated as summary there.
+ * opts == NULL means Memcheck's defaults (full, definite+possible).
+ * Not thread-safe with respect to sym (see symbolize.h).
  */
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts);
 
-/* Commify as Memcheck does: 20480000 -> "20,480,000". Returns buf. */
+/* Commify as Memcheck does: 20480000 -> "20,480,000". Returns buf
+ * (truncated to n - 1 characters; 27 bytes hold any uint64_t). */
 char *lp_commify(uint64_t v, char *buf, size_t n);
 
 #endif /* LP_REPORT_LEAKS_H */

@@ -11,6 +11,12 @@
  * returned stays valid until lp_sym_free().
  *
  * Each distinct address is resolved once and cached.
+ *
+ * Thread safety: none; one thread at a time per struct lp_sym (the exit
+ * path or the dumper thread, which serialise on their own).
+ * Debug info: separate files are found by build-id / .gnu_debuglink under
+ * /usr/lib/debug (dwfl_standard_find_debuginfo); with DEBUGINFOD_URLS set
+ * elfutils may also query debuginfod, which can be slow at exit.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,8 +31,15 @@ struct lp_sym_frame {
     const char *file;    /* source file base name, NULL without line info */
     int line;            /* 0 without line info */
     const char *obj;     /* full path of the containing object, or NULL */
-    bool inlined;        /* this frame is an inlined caller expansion */
+    bool inlined;        /* not the first frame of its address: a caller
+                            of inlined code (the last such frame is the
+                            out-of-line function itself) */
 };
+
+/* Memcheck's name for the frames below main (--show-below-main=no). */
+#define LP_SYM_BELOW_MAIN "(below main)"
+
+enum lp_fn_kind { LP_FN_NORMAL = 0, LP_FN_MAIN, LP_FN_BELOW_MAIN };
 
 /* Maximum frames one address can expand to (inline depth + 1). */
 #define LP_SYM_MAX_INLINE 16
@@ -56,13 +69,36 @@ void lp_sym_free(struct lp_sym *sym);
  * "at"/"by" prefix:  0xADDR: fn (file:line) | fn (in /obj) | ??? ...
  * self_obj, when non-NULL, is an object whose frames are always printed
  * in the "(in obj)" form (our own library, as Memcheck prints its
- * replacement malloc). Writes at most n bytes (NUL-terminated);
+ * replacement malloc); it may be spelled differently from the maps path
+ * (dladdr's dli_fname works): paths are compared, then real paths.
+ * Shapes: "fn (file:line)" needs fn, file and line > 0; otherwise
+ * "fn (in obj)", "fn (in ???)", "??? (in obj)", "???". The address is
+ * "0x%lX" (upper case, no padding). Writes at most n bytes (NUL-terminated);
  * returns the length it would have needed, like snprintf.
  */
 int lp_sym_describe(const struct lp_sym_frame *f, const char *self_obj,
                     char *buf, size_t n);
 
+/*
+ * Valgrind's classification of a function name (Vg_FnNameKind): "main";
+ * below main: __libc_start_main, __libc_start_main.*, __libc_start_call_main,
+ * generic_start_main, generic_start_main.*, _start, and LP_SYM_BELOW_MAIN
+ * itself; everything else (NULL too) is normal.
+ */
+enum lp_fn_kind lp_sym_fn_kind(const char *fn);
+
 /* True when fn is main or a "below main" function, where stacks stop. */
 bool lp_sym_is_below_main(const char *fn);
+
+/*
+ * Demangle a C++ linkage name ("_Znwm" -> "operator new(unsigned long)")
+ * with the process's __cxa_demangle, or libstdc++.so.6 loaded privately
+ * (RTLD_LOCAL) when the process has none; our library never links
+ * libstdc++. Names not starting with "_Z", or failing to demangle, come
+ * back unchanged. The result is owned by sym (valid until lp_sym_free);
+ * with sym == NULL nothing can own a new string, so name itself is
+ * returned.
+ */
+const char *lp_sym_demangle(struct lp_sym *sym, const char *name);
 
 #endif /* LP_REPORT_SYMBOLIZE_H */

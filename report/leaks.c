@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * leaks.c - the end-of-run (and live) leak report in Memcheck's layout.
+ * Context: COLD. Every wording, spacing and number format below was
+ * checked against Valgrind 3.19's own output (tests/fixtures/leaks/).
+ *
+ * Memcheck decides three things per loss record, independently:
+ *   considered  - the record takes part in this search at all: it has
+ *                 blocks (or, in a live report, it grew / changed);
+ *   printed     - full mode, considered, kind in show_kinds, unsuppressed;
+ *   error       - full mode, considered, kind in error_kinds; a suppressed
+ *                 error counts in "(suppressed: S from S)" instead.
+ * The LEAK SUMMARY, by contrast, sums every record, suppressed ones on
+ * their own line. Numbering "i of n" runs over the sorted list of all
+ * records, shown or not.
+ */
+#include "report/leaks.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Indexed by enum lp_kind. */
+static const char *const kind_text[LP_KIND_COUNT] = {
+    "still reachable", "possibly lost", "indirectly lost", "definitely lost",
+};
+static const char *const kind_supp_name[LP_KIND_COUNT] = {
+    "reachable", "possible", "indirect", "definite",
+};
+/* Indexed by enum lp_heur; NONE is never printed. */
+static const char *const heur_text[LP_HEUR_COUNT] = {
+    "none", "stdstring", "length64", "newarray", "multipleinheritance",
+};
+
+#define DEFAULT_DEPTH 30
+#define NUM_BUF 80
+
+char *lp_commify(uint64_t v, char *buf, size_t n)
+{
+    char digits[24], out[32];
+    int len = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+    int i, j = 0;
+
+    for (i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[j++] = ',';
+        out[j++] = digits[i];
+    }
+    out[j] = '\0';
+    if (n > 0)
+        snprintf(buf, n, "%s", out);
+    return buf;
+}
+
+/* "1,234" or, with deltas, "1,234 (+12)" / "1,234 (-3)". */
+static const char *num(char *buf, uint64_t cur, uint64_t old, bool deltas)
+{
+    char c[32], d[32];
+
+    lp_commify(cur, c, sizeof(c));
+    if (!deltas) {
+        snprintf(buf, NUM_BUF, "%s", c);
+        return buf;
+    }
+    lp_commify(cur >= old ? cur - old : old - cur, d, sizeof(d));
+    snprintf(buf, NUM_BUF, "%s (%c%s)", c, cur >= old ? '+' : '-', d);
+    return buf;
+}
+
+static int cmp_records(const void *pa, const void *pb)
+{
+    const struct lp_loss_record *a = pa, *b = pb;
+    uint64_t ta = a->bytes + a->indirect_bytes, tb = b->bytes + b->indirect_bytes;
+
+    if (ta != tb)
+        return ta < tb ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->blocks != b->blocks)
+        return a->blocks < b->blocks ? -1 : 1;
+    if (a->stack_id != b->stack_id)
+        return a->stack_id < b->stack_id ? -1 : 1;
+    return 0;
+}
+
+void lp_leaks_sort(struct lp_leak_set *set)
+{
+    if (set->nrecs > 1)
+        qsort(set->recs, set->nrecs, sizeof(set->recs[0]), cmp_records);
+}
+
+static const struct lp_leak_opts default_opts = {
+    .leak_check = LP_CHECK_FULL,
+    .show_kinds = LP_KINDS_DEFAULT,
+    .error_kinds = LP_KINDS_DEFAULT,
+    .depth = DEFAULT_DEPTH,
+};
+
+static bool deltas_shown(const struct lp_leak_opts *o)
+{
+    return o->live && o->live_delta != LP_DELTA_ANY;
+}
+
+static bool considered(const struct lp_loss_record *r,
+                       const struct lp_leak_opts *o)
+{
+    if (!o->live || o->live_delta == LP_DELTA_ANY)
+        return r->blocks > 0;
+    if (o->live_delta == LP_DELTA_INCREASED)
+        return r->bytes > r->old_bytes || r->indirect_bytes > r->old_indirect_bytes ||
+               r->blocks > r->old_blocks;
+    return r->bytes != r->old_bytes || r->indirect_bytes != r->old_indirect_bytes ||
+           r->blocks != r->old_blocks;
+}
+
+static bool full_mode(const struct lp_leak_opts *o)
+{
+    return o->leak_check == LP_CHECK_FULL;
+}
+
+static bool counts_as_error(const struct lp_loss_record *r,
+                            const struct lp_leak_opts *o)
+{
+    return full_mode(o) && considered(r, o) &&
+           (o->error_kinds & LP_KIND_BIT(r->kind)) != 0;
+}
+
+unsigned lp_leaks_errors(const struct lp_leak_set *set,
+                         const struct lp_leak_opts *opts)
+{
+    const struct lp_leak_opts *o = opts != NULL ? opts : &default_opts;
+    unsigned n = 0;
+    size_t i;
+
+    for (i = 0; i < set->nrecs; i++)
+        if (set->recs[i].supp < 0 && counts_as_error(&set->recs[i], o))
+            n++;
+    return n;
+}
+
+unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
+                                    const struct lp_leak_opts *opts)
+{
+    const struct lp_leak_opts *o = opts != NULL ? opts : &default_opts;
+    unsigned n = 0;
+    size_t i;
+
+    for (i = 0; i < set->nrecs; i++)
+        if (set->recs[i].supp >= 0 && counts_as_error(&set->recs[i], o))
+            n++;
+    return n;
+}
+
+void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t)
+{
+    size_t i;
+
+    memset(t, 0, sizeof(*t));
+    for (i = 0; i < set->nrecs; i++) {
+        const struct lp_loss_record *r = &set->recs[i];
+
+        if (r->supp >= 0) {
+            t->supp_bytes += r->bytes;
+            t->supp_blocks += r->blocks;
+        } else if ((unsigned)r->kind < LP_KIND_COUNT) {
+            t->bytes[r->kind] += r->bytes;
+            t->blocks[r->kind] += r->blocks;
+        }
+    }
+    memcpy(t->heur_bytes, set->heur_bytes, sizeof(t->heur_bytes));
+    memcpy(t->heur_blocks, set->heur_blocks, sizeof(t->heur_blocks));
+}
+
+/* The out-of-line function of ip: the last frame of its expansion. */
+static struct lp_sym_frame outer_frame(struct lp_sym *sym, uintptr_t ip,
+                                       bool is_return)
+{
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
+    int n = lp_sym_resolve(sym, ip, is_return, f, LP_SYM_MAX_INLINE);
+
+    return f[n > 0 ? n - 1 : 0];
+}
+
+int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                    struct lp_sym_frame *out, int max)
+{
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
+    unsigned used = nips, i;
+    int n = 0, k, got;
+
+    if (max <= 0 || nips == 0)
+        return 0;
+    /* Valgrind's apply_StackTrace: from the outermost frame inwards, the
+     * stack ends at each main or below-main function seen, main final. */
+    for (i = nips; i-- > 0;) {
+        enum lp_fn_kind kind = lp_sym_fn_kind(outer_frame(sym, ips[i], i > 0).fn);
+
+        if (kind != LP_FN_NORMAL)
+            used = i + 1;
+        if (kind == LP_FN_MAIN)
+            break;
+    }
+    for (i = 0; i < used && n < max; i++) {
+        if (i == 0) {
+            f[0] = outer_frame(sym, ips[0], false);
+            f[0].inlined = false;
+            got = 1;
+        } else {
+            got = lp_sym_resolve(sym, ips[i], true, f, LP_SYM_MAX_INLINE);
+        }
+        for (k = 0; k < got && n < max; k++) {
+            out[n] = f[k];
+            if (lp_sym_fn_kind(f[k].fn) == LP_FN_BELOW_MAIN)
+                out[n].fn = out[n].mangled = LP_SYM_BELOW_MAIN;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The writer: "==PID== " lines, with a sticky first error. */
+struct writer {
+    FILE *f;
+    int pid;
+    int err;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void line(struct writer *w, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (w->err != 0)
+        return;
+    fprintf(w->f, "==%d== ", w->pid);
+    va_start(ap, fmt);
+    vfprintf(w->f, fmt, ap);
+    va_end(ap);
+    if (fputc('\n', w->f) == EOF || ferror(w->f))
+        w->err = errno != 0 ? -errno : -EIO;
+}
+
+static void raw(struct writer *w, const char *s)
+{
+    if (w->err == 0 && (fputs(s, w->f) == EOF || ferror(w->f)))
+        w->err = errno != 0 ? -errno : -EIO;
+}
+
+static void print_header(struct writer *w, const struct lp_loss_record *r,
+                         size_t idx, size_t n, bool d)
+{
+    char tot[NUM_BUF], dir[NUM_BUF], ind[NUM_BUF], blk[NUM_BUF];
+    char i_s[32], n_s[32];
+
+    lp_commify(idx, i_s, sizeof(i_s));
+    lp_commify(n, n_s, sizeof(n_s));
+    num(blk, r->blocks, r->old_blocks, d);
+    if (r->indirect_bytes > 0) {
+        num(tot, r->bytes + r->indirect_bytes, r->old_bytes + r->old_indirect_bytes, d);
+        num(dir, r->bytes, r->old_bytes, d);
+        num(ind, r->indirect_bytes, r->old_indirect_bytes, d);
+        line(w, "%s (%s direct, %s indirect) bytes in %s blocks are %s in loss record %s of %s",
+             tot, dir, ind, blk, kind_text[r->kind], i_s, n_s);
+    } else {
+        num(tot, r->bytes, r->old_bytes, d);
+        line(w, "%s bytes in %s blocks are %s in loss record %s of %s", tot, blk,
+             kind_text[r->kind], i_s, n_s);
+    }
+}
+
+static void print_suppression(struct writer *w, const struct lp_loss_record *r,
+                              const struct lp_sym_frame *f, int nf)
+{
+    int i;
+
+    raw(w, "{\n   <insert_a_suppression_name_here>\n   Memcheck:Leak\n");
+    if (w->err == 0)
+        fprintf(w->f, "   match-leak-kinds: %s\n", kind_supp_name[r->kind]);
+    for (i = 0; i < nf && w->err == 0; i++) {
+        const char *name = f[i].mangled != NULL ? f[i].mangled : f[i].fn;
+
+        if (name != NULL)
+            fprintf(w->f, "   fun:%s\n", name);
+        else
+            fprintf(w->f, "   obj:%s\n", f[i].obj != NULL ? f[i].obj : "*");
+    }
+    raw(w, "}\n");
+}
+
+static int print_record(struct writer *w, const struct lp_loss_record *r,
+                        size_t idx, size_t n, struct lp_sym *sym,
+                        const struct lp_leak_opts *o)
+{
+    unsigned nips = r->nips;
+    size_t cap;
+    struct lp_sym_frame *f;
+    char buf[4096];
+    int nf, i;
+
+    if (o->depth > 0 && nips > (unsigned)o->depth)
+        nips = (unsigned)o->depth;
+    cap = (size_t)nips * LP_SYM_MAX_INLINE;
+    f = malloc((cap > 0 ? cap : 1) * sizeof(*f));
+    if (f == NULL)
+        return -ENOMEM;
+    nf = r->ips != NULL ? lp_leaks_frames(sym, r->ips, nips, f, (int)cap) : 0;
+    print_header(w, r, idx, n, deltas_shown(o));
+    for (i = 0; i < nf; i++) {
+        int len = lp_sym_describe(&f[i], o->self_obj, buf, sizeof(buf));
+
+        if (len >= (int)sizeof(buf)) {
+            /* Demangled C++ names can run to kilobytes. */
+            char *big = malloc((size_t)len + 1);
+
+            if (big == NULL) {
+                line(w, "   %s %s", i == 0 ? "at" : "by", buf);
+                continue;
+            }
+            lp_sym_describe(&f[i], o->self_obj, big, (size_t)len + 1);
+            line(w, "   %s %s", i == 0 ? "at" : "by", big);
+            free(big);
+        } else {
+            line(w, "   %s %s", i == 0 ? "at" : "by", buf);
+        }
+    }
+    line(w, "%s", "");
+    if (o->gen_suppressions)
+        print_suppression(w, r, f, nf);
+    free(f);
+    return 0;
+}
+
+static void print_summary(struct writer *w, const struct lp_leak_set *set,
+                          const struct lp_leak_opts *o)
+{
+    static const struct {
+        enum lp_kind kind;
+        const char *label;
+    } rows[] = {
+        { LP_KIND_DEFINITE, "   definitely lost" },
+        { LP_KIND_INDIRECT, "   indirectly lost" },
+        { LP_KIND_POSSIBLE, "     possibly lost" },
+        { LP_KIND_REACHABLE, "   still reachable" },
+    };
+    struct lp_leak_totals t;
+    const struct lp_leak_totals *old = &set->old;
+    bool d = deltas_shown(o), any_heur = false;
+    char b[NUM_BUF], n[NUM_BUF];
+    uint64_t unsuppressed;
+    size_t i;
+
+    lp_leaks_totals(set, &t);
+    line(w, "LEAK SUMMARY:");
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        enum lp_kind k = rows[i].kind;
+
+        line(w, "%s: %s bytes in %s blocks", rows[i].label,
+             num(b, t.bytes[k], old->bytes[k], d), num(n, t.blocks[k], old->blocks[k], d));
+    }
+    for (i = 1; i < LP_HEUR_COUNT; i++)
+        if (t.heur_blocks[i] > 0 || (d && old->heur_blocks[i] > 0))
+            any_heur = true;
+    if (any_heur) {
+        line(w, "                      of which reachable via heuristic:");
+        for (i = 1; i < LP_HEUR_COUNT; i++)
+            if (t.heur_blocks[i] > 0 || (d && old->heur_blocks[i] > 0))
+                line(w, "                        %-19s: %s bytes in %s blocks", heur_text[i],
+                     num(b, t.heur_bytes[i], old->heur_bytes[i], d),
+                     num(n, t.heur_blocks[i], old->heur_blocks[i], d));
+    }
+    line(w, "        suppressed: %s bytes in %s blocks",
+         num(b, t.supp_bytes, old->supp_bytes, d), num(n, t.supp_blocks, old->supp_blocks, d));
+
+    unsuppressed = 0;
+    for (i = 0; i < LP_KIND_COUNT; i++)
+        unsuppressed += t.blocks[i];
+    if (!full_mode(o) && unsuppressed > 0)
+        line(w, "%s", o->live ? "To see details of leaked memory, give 'full' arg to leak_check"
+                              : "Rerun with --leak-check=full to see details of leaked memory");
+    if (full_mode(o) && t.blocks[LP_KIND_REACHABLE] > 0 &&
+        (o->show_kinds & LP_KIND_BIT(LP_KIND_REACHABLE)) == 0) {
+        line(w, "Reachable blocks (those to which a pointer was found) are not shown.");
+        line(w, "%s", o->live ? "To see them, add 'reachable any' args to leak_check"
+                              : "To see them, rerun with: --leak-check=full --show-leak-kinds=all");
+    }
+    line(w, "%s", "");
+}
+
+int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
+                   const struct lp_leak_opts *opts)
+{
+    struct writer w = { .f = out, .pid = set->pid, .err = 0 };
+    struct lp_leak_opts o = opts != NULL ? *opts : default_opts;
+    char a[32], b[32], c[32];
+    size_t i;
+    int rc;
+
+    if (o.live && o.leak_check == LP_CHECK_NO)
+        o.leak_check = LP_CHECK_SUMMARY;
+    lp_leaks_sort(set);
+    if (!o.live) {
+        line(&w, "%s", "");
+        line(&w, "HEAP SUMMARY:");
+        line(&w, "    in use at exit: %s bytes in %s blocks",
+             lp_commify(set->in_use_bytes, a, sizeof(a)),
+             lp_commify(set->in_use_blocks, b, sizeof(b)));
+        line(&w, "  total heap usage: %s allocs, %s frees, %s bytes allocated",
+             lp_commify(set->allocs, a, sizeof(a)), lp_commify(set->frees, b, sizeof(b)),
+             lp_commify(set->bytes_allocated, c, sizeof(c)));
+        line(&w, "%s", "");
+    }
+    if (o.leak_check == LP_CHECK_NO) {
+        line(&w, "For a detailed leak analysis, rerun with: --leak-check=full");
+        line(&w, "%s", "");
+    } else if (set->in_use_blocks == 0) {
+        line(&w, "All heap blocks were freed -- no leaks are possible");
+        line(&w, "%s", "");
+    } else {
+        for (i = 0; i < set->nrecs && full_mode(&o); i++) {
+            const struct lp_loss_record *r = &set->recs[i];
+
+            if (r->supp >= 0 || (o.show_kinds & LP_KIND_BIT(r->kind)) == 0 ||
+                !considered(r, &o))
+                continue;
+            rc = print_record(&w, r, i + 1, set->nrecs, sym, &o);
+            if (rc != 0 && w.err == 0)
+                w.err = rc;
+        }
+        print_summary(&w, set, &o);
+    }
+    if (!o.live) {
+        unsigned e = lp_leaks_errors(set, &o), s = lp_leaks_suppressed_errors(set, &o);
+
+        line(&w, "For lists of detected and suppressed errors, rerun with: -s");
+        line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, e, s, s);
+    }
+    if (w.err == 0 && fflush(out) != 0)
+        w.err = errno != 0 ? -errno : -EIO;
+    return w.err;
+}

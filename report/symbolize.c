@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolize.c - addresses of this process -> function, file:line, object,
+ * inlined callers expanded, through libdwfl. The only includer of libdwfl.
+ * Context: COLD (report time). Not thread-safe: callers serialise.
+ *
+ * How an address becomes frames, matching what Valgrind prints:
+ *   - the object is the module's name as /proc/self/maps spells it;
+ *   - the function of the out-of-line code is the ELF symbol (as Valgrind
+ *     reads .symtab/.dynsym), demangled; DWARF only fills in when there is
+ *     no symbol at all;
+ *   - the line is the line table's row for the address, file as a base name;
+ *   - when the address lies in DW_TAG_inlined_subroutine scopes, the
+ *     innermost inlined function gets the address's line, and each caller
+ *     in turn gets the DW_AT_call_file:DW_AT_call_line of the scope it
+ *     inlined, ending with the out-of-line function.
+ * Every string lives in one intern table, so frames share storage and stay
+ * valid until lp_sym_free().
+ */
+#include "report/symbolize.h"
+
+#include <dlfcn.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uthash.h>
+
+struct sym_str {
+    UT_hash_handle hh;
+    char s[]; /* the key */
+};
+
+struct sym_entry {
+    uintptr_t addr; /* the key: lookup (and printed) address */
+    int n;
+    struct lp_sym_frame frames[LP_SYM_MAX_INLINE];
+    UT_hash_handle hh;
+};
+
+struct lp_sym {
+    Dwfl *dwfl;
+    char *debuginfo_path; /* libdwfl keeps a pointer to this pointer */
+    Dwfl_Callbacks cb;
+    struct sym_entry *cache;
+    struct sym_str *strs;
+};
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+/*
+ * __cxa_demangle without linking libstdc++: a C++ program already has it
+ * loaded; for a C program that somehow shows _Z names we load libstdc++
+ * privately. Resolved once; a failed lookup is remembered too.
+ */
+static cxa_demangle_fn find_demangler(void)
+{
+    static cxa_demangle_fn fn;
+    static bool tried;
+
+    if (tried)
+        return fn;
+    tried = true;
+    fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (fn == NULL) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+        if (h != NULL)
+            fn = (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
+        /* h stays open: fn points into it for the life of the process. */
+    }
+    return fn;
+}
+
+static const char *intern(struct lp_sym *sym, const char *s)
+{
+    struct sym_str *e;
+    size_t len;
+
+    if (s == NULL)
+        return NULL;
+    len = strlen(s);
+    HASH_FIND(hh, sym->strs, s, len, e);
+    if (e != NULL)
+        return e->s;
+    e = malloc(sizeof(*e) + len + 1);
+    if (e == NULL)
+        return NULL;
+    memcpy(e->s, s, len + 1);
+    HASH_ADD_KEYPTR(hh, sym->strs, e->s, len, e);
+    return e->s;
+}
+
+const char *lp_sym_demangle(struct lp_sym *sym, const char *name)
+{
+    cxa_demangle_fn dem;
+    char *out;
+    const char *r;
+    int status = -1;
+
+    if (name == NULL || strncmp(name, "_Z", 2) != 0)
+        return sym != NULL ? intern(sym, name) : name;
+    dem = find_demangler();
+    if (dem == NULL)
+        return sym != NULL ? intern(sym, name) : name;
+    out = dem(name, NULL, NULL, &status);
+    if (status != 0 || out == NULL) {
+        free(out);
+        return sym != NULL ? intern(sym, name) : name;
+    }
+    if (sym == NULL) {
+        /* No table to own the string: keep the raw name (documented). */
+        free(out);
+        return name;
+    }
+    r = intern(sym, out);
+    free(out);
+    return r != NULL ? r : intern(sym, name);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash;
+
+    if (path == NULL)
+        return NULL;
+    slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+static int report_modules(struct lp_sym *sym)
+{
+    dwfl_report_begin(sym->dwfl);
+    if (dwfl_linux_proc_report(sym->dwfl, getpid()) != 0) {
+        dwfl_report_end(sym->dwfl, NULL, NULL);
+        return -1;
+    }
+    return dwfl_report_end(sym->dwfl, NULL, NULL) == 0 ? 0 : -1;
+}
+
+struct lp_sym *lp_sym_new(void)
+{
+    struct lp_sym *sym = calloc(1, sizeof(*sym));
+
+    if (sym == NULL)
+        return NULL;
+    sym->cb.find_elf = dwfl_linux_proc_find_elf;
+    sym->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+    sym->cb.debuginfo_path = &sym->debuginfo_path;
+    sym->dwfl = dwfl_begin(&sym->cb);
+    if (sym->dwfl == NULL || report_modules(sym) != 0) {
+        lp_sym_free(sym);
+        return NULL;
+    }
+    return sym;
+}
+
+static void clear_cache(struct lp_sym *sym)
+{
+    struct sym_entry *e, *tmp;
+
+    HASH_ITER(hh, sym->cache, e, tmp) {
+        HASH_DEL(sym->cache, e);
+        free(e);
+    }
+}
+
+void lp_sym_refresh(struct lp_sym *sym)
+{
+    if (sym == NULL)
+        return;
+    /* An address may now belong to a new object (dlclose + dlopen). */
+    clear_cache(sym);
+    report_modules(sym);
+}
+
+void lp_sym_free(struct lp_sym *sym)
+{
+    struct sym_str *s, *tmp;
+
+    if (sym == NULL)
+        return;
+    clear_cache(sym);
+    HASH_ITER(hh, sym->strs, s, tmp) {
+        HASH_DEL(sym->strs, s);
+        free(s);
+    }
+    if (sym->dwfl != NULL)
+        dwfl_end(sym->dwfl);
+    free(sym);
+}
+
+/* The name a (possibly abstract) function DIE is known by: the linkage
+ * name when there is one (C++), else DW_AT_name. */
+static const char *die_linkage_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *name;
+
+    name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (name == NULL)
+        name = dwarf_formstring(
+            dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+    if (name == NULL)
+        name = dwarf_diename(die);
+    if (name == NULL) {
+        Dwarf_Die origin;
+
+        if (dwarf_attr_integrate(die, DW_AT_abstract_origin, &attr) != NULL &&
+            dwarf_formref_die(&attr, &origin) != NULL)
+            name = dwarf_diename(&origin);
+    }
+    return name;
+}
+
+static void set_name(struct lp_sym *sym, struct lp_sym_frame *f,
+                     const char *linkage)
+{
+    f->mangled = intern(sym, linkage);
+    f->fn = lp_sym_demangle(sym, linkage);
+}
+
+/*
+ * Expand the inlined scopes at addr into out[], innermost first. out[0]
+ * already holds the address's own file:line; the last frame written is
+ * the out-of-line function, whose name the caller fills in. Returns the
+ * number of frames (>= 1).
+ */
+static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
+                          struct lp_sym_frame *out, int max)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *scopes = NULL;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    int nscopes, i, n = 1;
+
+    if (cudie == NULL)
+        return 1;
+    nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
+    if (nscopes <= 0)
+        return 1;
+    if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
+        files = NULL;
+    for (i = 0; i < nscopes && n < max; i++) {
+        Dwarf_Die *s = &scopes[i];
+        Dwarf_Attribute attr;
+        Dwarf_Word call_file = 0, call_line = 0;
+        struct lp_sym_frame *cur = &out[n - 1], *next = &out[n];
+
+        if (dwarf_tag(s) != DW_TAG_inlined_subroutine)
+            continue;
+        /* This scope's function runs at the current level... */
+        set_name(sym, cur, die_linkage_name(s));
+        cur->inlined = n > 1;
+        /* ...and was called from the next level out, at call_file:line. */
+        *next = *cur;
+        next->fn = next->mangled = NULL;
+        next->file = NULL;
+        next->line = 0;
+        next->inlined = true;
+        if (dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &attr), &call_file) == 0 &&
+            files != NULL && call_file < nfiles)
+            next->file = intern(sym, base_name(dwarf_filesrc(files, call_file, NULL, NULL)));
+        if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &call_line) == 0)
+            next->line = (int)call_line;
+        if (next->file == NULL)
+            next->line = 0;
+        n++;
+    }
+    free(scopes);
+    return n;
+}
+
+/* The DWARF subprogram name at addr, for code without an ELF symbol. */
+static const char *dwarf_function_name(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *scopes = NULL;
+    const char *name = NULL;
+    int n, i;
+
+    if (cudie == NULL)
+        return NULL;
+    n = dwarf_getscopes(cudie, addr - bias, &scopes);
+    for (i = 0; i < n; i++)
+        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+            name = die_linkage_name(&scopes[i]);
+            break;
+        }
+    free(scopes);
+    return name;
+}
+
+static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
+                            struct lp_sym_frame *out, int max)
+{
+    Dwfl_Module *mod;
+    const char *modname, *symname;
+    GElf_Off off = 0;
+    GElf_Sym esym;
+    Dwfl_Line *line;
+    int n, lineno = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->addr = addr;
+    if (sym == NULL || sym->dwfl == NULL)
+        return 1;
+    mod = dwfl_addrmodule(sym->dwfl, addr);
+    if (mod == NULL)
+        return 1;
+    modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (modname != NULL && modname[0] == '/')
+        out->obj = intern(sym, modname);
+    else if (modname != NULL)
+        out->obj = intern(sym, modname); /* [vdso] and friends, as maps says */
+
+    line = dwfl_module_getsrc(mod, addr);
+    if (line != NULL) {
+        const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+        if (src != NULL && lineno > 0) {
+            out->file = intern(sym, base_name(src));
+            out->line = lineno;
+        }
+    }
+
+    n = expand_inlines(sym, mod, addr, out, max);
+    symname = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+    if (symname == NULL || symname[0] == '\0')
+        symname = dwarf_function_name(mod, addr);
+    if (symname != NULL)
+        set_name(sym, &out[n - 1], symname);
+    return n;
+}
+
+int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
+                   struct lp_sym_frame *out, int max)
+{
+    uintptr_t addr = is_return && ip != 0 ? ip - 1 : ip;
+    struct lp_sym_frame tmp[LP_SYM_MAX_INLINE];
+    struct sym_entry *e = NULL;
+    int n;
+
+    if (max <= 0)
+        return 0;
+    if (sym != NULL)
+        HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e == NULL) {
+        n = resolve_uncached(sym, addr, tmp, LP_SYM_MAX_INLINE);
+        if (sym != NULL && (e = malloc(sizeof(*e))) != NULL) {
+            e->addr = addr;
+            e->n = n;
+            memcpy(e->frames, tmp, (size_t)n * sizeof(tmp[0]));
+            HASH_ADD(hh, sym->cache, addr, sizeof(e->addr), e);
+        }
+    } else {
+        n = e->n;
+        memcpy(tmp, e->frames, (size_t)n * sizeof(tmp[0]));
+    }
+    if (n > max)
+        n = max;
+    memcpy(out, tmp, (size_t)n * sizeof(tmp[0]));
+    return n;
+}
+
+/* Is path the same file as self? Cheap string test first, then the real
+ * paths, since dladdr() and /proc/self/maps may spell it differently. */
+static bool same_object(const char *path, const char *self)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+
+    if (path == NULL || self == NULL)
+        return false;
+    if (strcmp(path, self) == 0)
+        return true;
+    if (strcmp(base_name(path), base_name(self)) != 0)
+        return false;
+    return realpath(path, a) != NULL && realpath(self, b) != NULL &&
+           strcmp(a, b) == 0;
+}
+
+int lp_sym_describe(const struct lp_sym_frame *f, const char *self_obj,
+                    char *buf, size_t n)
+{
+    unsigned long a = (unsigned long)f->addr;
+
+    if (f->fn != NULL && f->file != NULL && f->line > 0 &&
+        !same_object(f->obj, self_obj))
+        return snprintf(buf, n, "0x%lX: %s (%s:%d)", a, f->fn, f->file, f->line);
+    if (f->fn != NULL)
+        return snprintf(buf, n, "0x%lX: %s (in %s)", a, f->fn,
+                        f->obj != NULL ? f->obj : "???");
+    if (f->obj != NULL)
+        return snprintf(buf, n, "0x%lX: ??? (in %s)", a, f->obj);
+    return snprintf(buf, n, "0x%lX: ???", a);
+}
+
+enum lp_fn_kind lp_sym_fn_kind(const char *fn)
+{
+    if (fn == NULL)
+        return LP_FN_NORMAL;
+    if (strcmp(fn, "main") == 0)
+        return LP_FN_MAIN;
+    if (strcmp(fn, "__libc_start_main") == 0 ||
+        strncmp(fn, "__libc_start_main.", 18) == 0 ||
+        strcmp(fn, "__libc_start_call_main") == 0 ||
+        strcmp(fn, "generic_start_main") == 0 ||
+        strncmp(fn, "generic_start_main.", 19) == 0 ||
+        strcmp(fn, "_start") == 0 || strcmp(fn, LP_SYM_BELOW_MAIN) == 0)
+        return LP_FN_BELOW_MAIN;
+    return LP_FN_NORMAL;
+}
+
+bool lp_sym_is_below_main(const char *fn)
+{
+    return lp_sym_fn_kind(fn) != LP_FN_NORMAL;
+}
