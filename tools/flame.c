@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flame.c - folded stacks and SVG flame graphs from a massif heap tree.
+ * Context: COLD.
+ *
+ * The massif tree is inverted (root = allocation functions, children =
+ * their callers), so a flame-graph stack is a tree path read from the node
+ * up to the root's child. We build a second, merged tree keyed by frame
+ * name with the outermost frame at the top, then print it either as
+ * collapsed stacks or as nested rectangles.
+ */
+#include "tools/flame.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/massif.h"
+#include "tools/diff.h"
+
+struct fnode {
+    char *name;
+    uint64_t self;
+    uint64_t total;
+    struct fnode **kids;
+    size_t nkids, capkids;
+};
+
+static void fnode_free(struct fnode *f)
+{
+    if (f == NULL)
+        return;
+    for (size_t i = 0; i < f->nkids; i++)
+        fnode_free(f->kids[i]);
+    free(f->kids);
+    free(f->name);
+    free(f);
+}
+
+/* The frame text we show: no "0xADDR: " and, unless the function is
+ * unknown, no " (file:line)" / " (in obj)" suffix. */
+static char *frame_name(const char *label)
+{
+    const char *p = label, *end;
+    char *s;
+
+    if (p[0] == '0' && p[1] == 'x') {
+        const char *q = p + 2;
+
+        while ((*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'F') ||
+               (*q >= 'a' && *q <= 'f'))
+            q++;
+        if (q[0] == ':' && q[1] == ' ')
+            p = q + 2;
+    }
+    end = p + strlen(p);
+    if (strncmp(p, "???", 3) != 0 && end > p && end[-1] == ')') {
+        /* The location is the last " (" before the final ')'. */
+        for (const char *q = end - 1; q > p; q--) {
+            if (q[0] == '(' && q[-1] == ' ') {
+                end = q - 1;
+                break;
+            }
+        }
+    }
+    s = strndup(p, (size_t)(end - p));
+    if (s != NULL)
+        for (char *c = s; *c; c++)
+            if (*c == ';')
+                *c = ':';
+    return s;
+}
+
+static struct fnode *fnode_new(const char *name)
+{
+    struct fnode *f = calloc(1, sizeof(*f));
+
+    if (f == NULL)
+        return NULL;
+    f->name = strdup(name);
+    if (f->name == NULL) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static struct fnode *fnode_child(struct fnode *f, const char *name)
+{
+    struct fnode *c;
+
+    for (size_t i = 0; i < f->nkids; i++)
+        if (strcmp(f->kids[i]->name, name) == 0)
+            return f->kids[i];
+    if (f->nkids == f->capkids) {
+        size_t cap = f->capkids ? f->capkids * 2 : 4;
+        struct fnode **k = realloc(f->kids, cap * sizeof(*k));
+
+        if (k == NULL)
+            return NULL;
+        f->kids = k;
+        f->capkids = cap;
+    }
+    c = fnode_new(name);
+    if (c != NULL)
+        f->kids[f->nkids++] = c;
+    return c;
+}
+
+struct builder {
+    struct fnode *root;
+    char **path; /* frame names, path[0] = innermost */
+    int err;
+};
+
+static void add_stack(struct builder *b, int depth, uint64_t bytes)
+{
+    struct fnode *f = b->root;
+
+    for (int i = depth - 1; i >= 0 && f != NULL; i--)
+        f = fnode_child(f, b->path[i]);
+    if (f == NULL) {
+        b->err = -ENOMEM;
+        return;
+    }
+    f->self += bytes;
+}
+
+static void walk(struct builder *b, const struct lp_massif_node *n, int depth)
+{
+    uint64_t kids = 0, self;
+
+    if (depth > 0) {
+        b->path[depth - 1] = frame_name(lp_massif_node_label(n));
+        if (b->path[depth - 1] == NULL) {
+            b->err = -ENOMEM;
+            return;
+        }
+    }
+    for (const struct lp_massif_node *c = lp_massif_node_first_child(n); c;
+         c = lp_massif_node_next_sibling(c)) {
+        kids += lp_massif_node_bytes(c);
+        if (b->err == 0)
+            walk(b, c, depth + 1);
+    }
+    self = lp_massif_node_bytes(n);
+    self = self > kids ? self - kids : 0;
+    if (self > 0 && b->err == 0) {
+        if (depth == 0) {
+            static char nostack[] = "[no stack]";
+
+            b->path[0] = nostack;
+            add_stack(b, 1, self);
+            b->path[0] = NULL;
+        } else {
+            add_stack(b, depth, self);
+        }
+    }
+    if (depth > 0) {
+        free(b->path[depth - 1]);
+        b->path[depth - 1] = NULL;
+    }
+}
+
+static int cmp_fnode(const void *a, const void *b)
+{
+    return strcmp((*(struct fnode *const *)a)->name,
+                  (*(struct fnode *const *)b)->name);
+}
+
+static uint64_t finish_tree(struct fnode *f, int depth, int *maxdepth)
+{
+    uint64_t t = f->self;
+
+    if (depth > *maxdepth)
+        *maxdepth = depth;
+    qsort(f->kids, f->nkids, sizeof(*f->kids), cmp_fnode);
+    for (size_t i = 0; i < f->nkids; i++)
+        t += finish_tree(f->kids[i], depth + 1, maxdepth);
+    f->total = t;
+    return t;
+}
+
+static int pick(const struct lp_massif *m, const char *name, long snap,
+                char *err, size_t errlen)
+{
+    if (snap < 0)
+        snap = lp_default_snapshot(m);
+    if (snap < 0 || (size_t)snap >= lp_massif_count(m)) {
+        snprintf(err, errlen, "'%s' has no snapshot %ld", name, snap);
+        return -1;
+    }
+    if (lp_massif_snap_tree(m, (size_t)snap) == NULL) {
+        snprintf(err, errlen,
+                 "snapshot %ld of '%s' has no heap tree (pick a detailed "
+                 "one with --snapshot=N)",
+                 snap, name);
+        return -1;
+    }
+    return (int)snap;
+}
+
+static int build(const struct lp_massif *m, long snap, struct fnode **out,
+                 int *maxdepth)
+{
+    struct builder b = { 0 };
+
+    b.root = fnode_new("all");
+    b.path = calloc(LP_MASSIF_MAX_DEPTH + 2, sizeof(*b.path));
+    if (b.root == NULL || b.path == NULL) {
+        fnode_free(b.root);
+        free(b.path);
+        return -ENOMEM;
+    }
+    walk(&b, lp_massif_snap_tree(m, (size_t)snap), 0);
+    free(b.path);
+    if (b.err) {
+        fnode_free(b.root);
+        return b.err;
+    }
+    *maxdepth = 0;
+    finish_tree(b.root, 0, maxdepth);
+    *out = b.root;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Folded                                                              */
+
+struct strbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static int sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+    if (sb->len + n + 1 > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 256;
+        char *p;
+
+        while (cap < sb->len + n + 1)
+            cap *= 2;
+        p = realloc(sb->s, cap);
+        if (p == NULL)
+            return -ENOMEM;
+        sb->s = p;
+        sb->cap = cap;
+    }
+    memcpy(sb->s + sb->len, s, n);
+    sb->len += n;
+    sb->s[sb->len] = '\0';
+    return 0;
+}
+
+static int print_folded(FILE *out, const struct fnode *f, struct strbuf *sb)
+{
+    size_t keep = sb->len;
+
+    if (sb->len && sb_add(sb, ";", 1))
+        return -ENOMEM;
+    if (sb_add(sb, f->name, strlen(f->name)))
+        return -ENOMEM;
+    if (f->self > 0)
+        fprintf(out, "%s %" PRIu64 "\n", sb->s, f->self);
+    for (size_t i = 0; i < f->nkids; i++)
+        if (print_folded(out, f->kids[i], sb))
+            return -ENOMEM;
+    sb->len = keep;
+    if (sb->s)
+        sb->s[keep] = '\0';
+    return 0;
+}
+
+int lp_flame_folded(FILE *out, const struct lp_massif *m, const char *name,
+                    long snap, char *err, size_t errlen)
+{
+    struct fnode *root;
+    struct strbuf sb = { 0 };
+    int s = pick(m, name, snap, err, errlen), maxdepth, rc = 0;
+
+    if (s < 0)
+        return -EINVAL;
+    if (build(m, s, &root, &maxdepth)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < root->nkids && rc == 0; i++)
+        rc = print_folded(out, root->kids[i], &sb);
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    free(sb.s);
+    fnode_free(root);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* SVG                                                                 */
+
+#define SVG_WIDTH 1200
+#define SVG_PAD 10
+#define FRAME_H 16
+#define CHAR_W 7.0
+
+static void xml_escape(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        switch (c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        default:
+            /* Control characters are not allowed in XML 1.0. */
+            fputc(c < 0x20 && c != '\t' ? '?' : c, out);
+        }
+    }
+}
+
+/* Warm colours, stable per name (flamegraph.pl's "hot" palette). */
+static void colour(const char *name, int *r, int *g, int *b)
+{
+    uint32_t h = 2166136261u;
+
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    *r = 205 + (int)(h % 51);
+    *g = (int)((h >> 8) % 230);
+    *b = (int)((h >> 16) % 56);
+}
+
+struct svg {
+    FILE *out;
+    double scale; /* pixels per byte */
+    uint64_t all;
+    int height;
+};
+
+static void svg_frame(struct svg *v, const struct fnode *f, double x,
+                      int level)
+{
+    double w = (double)f->total * v->scale, cx = x;
+    int y = v->height - SVG_PAD - (level + 1) * FRAME_H, r, g, b;
+    size_t fit;
+    char bytes[32];
+
+    if (w < 0.1)
+        return;
+    colour(f->name, &r, &g, &b);
+    snprintf(bytes, sizeof(bytes), "%" PRIu64, f->total);
+    fputs("<g><title>", v->out);
+    xml_escape(v->out, f->name, SIZE_MAX);
+    fprintf(v->out, " (%s bytes, %.2f%%)</title>", bytes,
+            v->all ? 100.0 * (double)f->total / (double)v->all : 0.0);
+    fprintf(v->out,
+            "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+            "fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
+            x, y, w, FRAME_H - 1, r, g, b);
+    fit = w > 3 * CHAR_W ? (size_t)(w / CHAR_W) : 0;
+    if (fit > 2) {
+        size_t len = strlen(f->name);
+
+        fprintf(v->out, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + 11);
+        if (len <= fit - 1) {
+            xml_escape(v->out, f->name, len);
+        } else {
+            xml_escape(v->out, f->name, fit - 3);
+            fputs("..", v->out);
+        }
+        fputs("</text>", v->out);
+    }
+    fputs("</g>\n", v->out);
+    for (size_t i = 0; i < f->nkids; i++) {
+        svg_frame(v, f->kids[i], cx, level + 1);
+        cx += (double)f->kids[i]->total * v->scale;
+    }
+}
+
+int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
+                 long snap, char *err, size_t errlen)
+{
+    struct fnode *root;
+    struct svg v = { .out = out };
+    int s = pick(m, name, snap, err, errlen), maxdepth;
+    char total[32];
+
+    if (s < 0)
+        return -EINVAL;
+    if (build(m, s, &root, &maxdepth)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    v.all = root->total;
+    v.scale = root->total ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)root->total
+                          : 0;
+    v.height = (maxdepth + 1) * FRAME_H + 2 * SVG_PAD + 30;
+    snprintf(total, sizeof(total), "%" PRIu64, lp_massif_snap_total(m, s));
+    fprintf(out,
+            "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+            "<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+            "<style>text { font-family: Verdana, sans-serif; font-size: "
+            "12px; fill: rgb(0,0,0); } rect:hover { stroke: black; }"
+            "</style>\n"
+            "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
+            "fill=\"rgb(248,248,248)\"/>\n"
+            "<text x=\"%d\" y=\"24\" style=\"font-size: 17px\">Heap flame "
+            "graph: ",
+            SVG_WIDTH, v.height, SVG_WIDTH, v.height, SVG_PAD);
+    xml_escape(out, name, SIZE_MAX);
+    fprintf(out,
+            ", snapshot %d (%" PRIu64 " bytes in the tree, %s bytes "
+            "total)</text>\n",
+            s, root->total, total);
+    svg_frame(&v, root, SVG_PAD, 0);
+    fputs("</svg>\n", out);
+    fnode_free(root);
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_TOOLS_FLAME_H
+#define LP_TOOLS_FLAME_H
+/*
+ * flame.h - flame graphs of one massif snapshot's heap tree.
+ * Context: COLD (leakprint only).
+ *
+ * A stack is the path from the outermost frame (main, start_thread, ...)
+ * to the innermost caller of the allocation function, i.e. a heap-tree
+ * path read bottom-up. Its weight is the node's self bytes: bytes minus
+ * the sum of its children's bytes. Frames are shown by function name
+ * (the label without "0xADDR: " and without the "(file:line)" suffix;
+ * "???" frames keep their "(in object)" suffix); equal paths are merged.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+struct lp_massif;
+
+/* Collapsed stacks "outer;...;inner BYTES\n", one per distinct path with
+ * non-zero self bytes, sorted by path. ';' inside a name becomes ':'.
+ * snap = -1 means lp_default_snapshot(). Returns 0, -EINVAL (err set:
+ * no such snapshot, or it has no heap tree) or -ENOMEM. */
+int lp_flame_folded(FILE *out, const struct lp_massif *m, const char *name,
+                    long snap, char *err, size_t errlen);
+
+/* A self-contained SVG flame graph (no scripts, no external resources;
+ * every frame has a <title> tooltip with bytes and percent). */
+int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
+                 long snap, char *err, size_t errlen);
+
+#endif /* LP_TOOLS_FLAME_H */

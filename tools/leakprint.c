@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * leakprint.c - main(): ms_print-compatible renderer of massif.out files,
+ * plus snapshot diffs and flame graphs.
+ * Context: COLD. Exit status 0 ok, 1 bad input or I/O error, 2 usage.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/massif.h"
+#include "tools/diff.h"
+#include "tools/flame.h"
+#include "tools/msprint.h"
+
+#define LEAKPRINT_VERSION "leakprint 1.0 (ms_print-3.19.0 compatible)"
+
+static const char usage_text[] =
+    "usage: leakprint [options] massif-out-file\n"
+    "       leakprint --diff [options] A[:N] B[:M]\n"
+    "       leakprint --flamegraph=folded|svg [--snapshot=N] massif-out-file\n"
+    "\n"
+    "  Prints massif-out-file exactly as Valgrind's ms_print does.\n"
+    "\n"
+    "  options, with defaults in [ ]:\n"
+    "    -h --help             show this message\n"
+    "    --version             show version\n"
+    "    --threshold=<m.n>     significance threshold, in percent [1]\n"
+    "    --x=<4..1000>         graph width, in columns [72]\n"
+    "    --y=<4..1000>         graph height, in rows [20]\n"
+    "    --diff                growth per allocation site from A to B; A and\n"
+    "                          B are files, or FILE:N for snapshot N of FILE\n"
+    "                          [the peak, else the last detailed snapshot,\n"
+    "                          else the last one]\n"
+    "    --flamegraph=<fmt>    folded: collapsed stacks for flamegraph.pl,\n"
+    "                          inferno or speedscope; svg: a flame graph\n"
+    "    --snapshot=<n>        snapshot for --flamegraph [the default above]\n";
+
+static int usage(const char *msg)
+{
+    if (msg != NULL)
+        fprintf(stderr, "leakprint: %s\n", msg);
+    fputs(usage_text, stderr);
+    return 2;
+}
+
+/* Strictly parse an unsigned decimal (ms_print's \d+ patterns). */
+static bool parse_uint(const char *s, unsigned long long max,
+                       unsigned long long *out)
+{
+    unsigned long long v = 0;
+
+    if (*s == '\0')
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        v = v * 10 + (unsigned)(*s - '0');
+        if (v > max)
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+static struct lp_massif *load(const char *path)
+{
+    struct lp_massif *m;
+    char err[512];
+
+    if (lp_massif_read_path(path, LP_MASSIF_READ_MS_PRINT, &m, err,
+                            sizeof(err)) != 0) {
+        fprintf(stderr, "leakprint: %s\n", err);
+        return NULL;
+    }
+    return m;
+}
+
+static int finish(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "leakprint: write error on standard output: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    return rc;
+}
+
+/* "FILE:N" names snapshot N of FILE, unless FILE:N is itself a file. */
+static int split_spec(const char *arg, char **path, long *snap)
+{
+    const char *colon = strrchr(arg, ':');
+    unsigned long long v;
+    FILE *f;
+
+    *snap = -1;
+    *path = strdup(arg);
+    if (*path == NULL)
+        return -ENOMEM;
+    if (colon == NULL || !parse_uint(colon + 1, 1000000000ULL, &v))
+        return 0;
+    f = fopen(arg, "r");
+    if (f != NULL) {
+        fclose(f);
+        return 0;
+    }
+    (*path)[colon - arg] = '\0';
+    *snap = (long)v;
+    return 0;
+}
+
+static int run_diff(const char *a, const char *b)
+{
+    struct lp_massif *ma = NULL, *mb = NULL;
+    char *pa = NULL, *pb = NULL, err[256];
+    long sa, sb;
+    int rc = 1;
+
+    if (split_spec(a, &pa, &sa) || split_spec(b, &pb, &sb)) {
+        fprintf(stderr, "leakprint: out of memory\n");
+        goto out;
+    }
+    ma = load(pa);
+    if (ma == NULL)
+        goto out;
+    if (strcmp(pa, pb) == 0) {
+        mb = ma;
+    } else if ((mb = load(pb)) == NULL) {
+        goto out;
+    }
+    if (lp_diff_print(stdout, ma, pa, sa, mb, pb, sb, err, sizeof(err))) {
+        fprintf(stderr, "leakprint: %s\n", err);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (mb != ma)
+        lp_massif_free(mb);
+    lp_massif_free(ma);
+    free(pa);
+    free(pb);
+    return finish(rc);
+}
+
+static int run_flame(const char *path, const char *fmt, long snap)
+{
+    struct lp_massif *m = load(path);
+    char err[256];
+    int rc;
+
+    if (m == NULL)
+        return 1;
+    if (strcmp(fmt, "svg") == 0)
+        rc = lp_flame_svg(stdout, m, path, snap, err, sizeof(err));
+    else
+        rc = lp_flame_folded(stdout, m, path, snap, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "leakprint: %s\n", err);
+    lp_massif_free(m);
+    return finish(rc ? 1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+    struct lp_msprint_opts o = {
+        .threshold_text = "1.0",
+        .threshold = 1.0,
+        .width = 72,
+        .height = 20,
+        .argc = argc - 1,
+        .argv = argv + 1,
+    };
+    const char *files[2] = { NULL, NULL }, *flame = NULL;
+    int nfiles = 0, rc;
+    bool diff = false;
+    long snap = -1;
+    struct lp_massif *m;
+    char err[512];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        unsigned long long v;
+
+        if (a[0] != '-') {
+            if (nfiles < 2)
+                files[nfiles] = a;
+            nfiles++;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return finish(0);
+        } else if (!strcmp(a, "--version")) {
+            puts(LEAKPRINT_VERSION);
+            return finish(0);
+        } else if (!strncmp(a, "--threshold=", 12)) {
+            if (lp_msprint_parse_threshold(a + 12, &o.threshold) != 0)
+                return usage("--threshold wants a percentage in 0..100");
+            o.threshold_text = a + 12;
+        } else if (!strncmp(a, "--x=", 4)) {
+            if (!parse_uint(a + 4, 1000, &v) || v < 4)
+                return usage("--x wants an integer in 4..1000");
+            o.width = (int)v;
+        } else if (!strncmp(a, "--y=", 4)) {
+            if (!parse_uint(a + 4, 1000, &v) || v < 4)
+                return usage("--y wants an integer in 4..1000");
+            o.height = (int)v;
+        } else if (!strcmp(a, "--diff")) {
+            diff = true;
+        } else if (!strncmp(a, "--flamegraph=", 13)) {
+            flame = a + 13;
+            if (strcmp(flame, "folded") && strcmp(flame, "svg"))
+                return usage("--flamegraph wants 'folded' or 'svg'");
+        } else if (!strncmp(a, "--snapshot=", 11)) {
+            if (!parse_uint(a + 11, 1000000000ULL, &v))
+                return usage("--snapshot wants a snapshot index");
+            snap = (long)v;
+        } else {
+            fprintf(stderr, "leakprint: unknown option '%s'\n", a);
+            return usage(NULL);
+        }
+    }
+    setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+    if (diff) {
+        if (nfiles != 2 || flame != NULL)
+            return usage("--diff wants exactly two files or snapshots");
+        return run_diff(files[0], files[1]);
+    }
+    if (nfiles == 0)
+        return usage("no massif-out-file given");
+    if (flame != NULL)
+        return run_flame(files[0], flame, snap);
+    if (snap >= 0)
+        return usage("--snapshot only goes with --flamegraph");
+
+    /* Like ms_print, extra file names are ignored; the first is used. */
+    m = load(files[0]);
+    if (m == NULL)
+        return 1;
+    rc = lp_msprint(stdout, m, &o, err, sizeof(err));
+    lp_massif_free(m);
+    if (rc == -ENOMEM) {
+        fflush(stdout);
+        fprintf(stderr, "leakprint: out of memory\n");
+        return 1;
+    }
+    if (rc != 0) {
+        fflush(stdout);
+        fprintf(stderr, "leakprint: %s: %s\n", files[0], err);
+        return 1;
+    }
+    return finish(0);
+}
