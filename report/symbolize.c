@@ -236,7 +236,7 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
-    Dwarf_Die *scopes = NULL;
+    Dwarf_Die *scopes = NULL, innermost;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
     int nscopes, i, n = 1;
@@ -244,6 +244,15 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
     if (cudie == NULL)
         return 1;
     nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
+    if (nscopes <= 0)
+        return 1;
+    /* Past the first inlined scope dwarf_getscopes continues with the
+     * inlined function's abstract definition; the concrete nesting (who
+     * inlined whom) is the DIE parent chain of the innermost scope. */
+    innermost = scopes[0];
+    free(scopes);
+    scopes = NULL;
+    nscopes = dwarf_getscopes_die(&innermost, &scopes);
     if (nscopes <= 0)
         return 1;
     if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
@@ -254,6 +263,8 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
         Dwarf_Word call_file = 0, call_line = 0;
         struct lp_sym_frame *cur = &out[n - 1], *next = &out[n];
 
+        if (dwarf_tag(s) == DW_TAG_subprogram)
+            break;
         if (dwarf_tag(s) != DW_TAG_inlined_subroutine)
             continue;
         /* This scope's function runs at the current level... */
