@@ -12,7 +12,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/config.h"
 #include "preload/exit.h"
+#include "preload/process.h"
 #include "preload/guard.h"
 #include "preload/signal.h"
 #include "preload/stack.h"
@@ -37,14 +42,49 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
+    lp_process.pid = getpid();
+    lp_process.is_child = true;
+    if (!lp_config.trace_children)
+        lp_store_release(&lp_state, LP_STATE_DONE);
     lp_table_atfork_child();
     lp_stack_atfork_child();
     lp_signal_atfork_child();
 }
 
+/* trace_children=no: programs this one execs must not load us again. */
+static void drop_from_ld_preload(void)
+{
+    const char *v = getenv("LD_PRELOAD");
+    char buf[4096], out[4096];
+    char *tok, *save = NULL;
+    size_t o = 0;
+
+    if (!v || strlen(v) >= sizeof(buf))
+        return;
+    strcpy(buf, v);
+    out[0] = 0;
+    for (tok = strtok_r(buf, ": ", &save); tok; tok = strtok_r(NULL, ": ", &save)) {
+        const char *base = strrchr(tok, '/');
+
+        if (strcmp(base ? base + 1 : tok, "libleakprof.so") == 0)
+            continue;
+        o += snprintf(out + o, sizeof(out) - o, "%s%s", o ? ":" : "", tok);
+    }
+    if (o)
+        setenv("LD_PRELOAD", out, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
 __attribute__((constructor(101))) static void leakprof_init(void)
 {
     lp_track_init();
+    lp_process.pid = getpid();
+    if (!lp_config.trace_children) {
+        lp_guard_held = true;
+        drop_from_ld_preload();
+        lp_guard_held = false;
+    }
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     lp_signal_init();
 }

@@ -72,7 +72,8 @@ static _Noreturn void exit_now(const char *name, int status)
 
     lp_process.exit_status = status;
     lp_process.exit_status_known = true;
-    real(lp_exit_final_status(status, true));
+    /* A vfork child shares our memory with its parent: hands off. */
+    real(lp_exit_final_status(status, getpid() == lp_process.pid));
     __builtin_unreachable();
 }
 

@@ -19,6 +19,9 @@ struct lp_process {
     uintptr_t main_sp;   /* stack pointer just before main was called */
     int exit_status;     /* main's return value or exit()'s argument */
     bool exit_status_known;
+    int pid;             /* getpid() at start-up, or after fork() in the
+                            child; differs from getpid() in a vfork child */
+    bool is_child;       /* a fork() child of a profiled process */
 };
 
 extern struct lp_process lp_process;

@@ -1,0 +1,67 @@
+# tests/e2e/_lib.sh - helpers for end-to-end cases (sourced).
+# Each case runs a sample under the preload library and compares the
+# filtered report with tests/e2e/NAME.exp, and, where Valgrind is
+# installed, the LEAK SUMMARY and total heap usage with Memcheck's.
+O=${O:-build}
+TOP=${LP_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+LIB=$TOP/$O/libleakprof.so
+SAMPLES=$TOP/$O/samples
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+check() { # name cond...
+    local name=$1; shift
+    if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# Strip what changes from run to run: pids, addresses, our library's path.
+lp_filter() {
+    sed -E -e 's/^==[0-9]+==/==PID==/' -e 's/^--[0-9]+--/--PID--/' \
+        -e 's/0x[0-9A-Fa-f]+/0x.../g' \
+        -e "s#\\(in [^)]*/libleakprof\\.so\\)#(in libleakprof.so)#" \
+        -e 's#\(in /usr/lib/x86_64-linux-gnu/#(in /lib/#; s#\(in /lib/x86_64-linux-gnu/#(in /lib/#'
+}
+
+# run_lp OUTFILE OPTIONS CMD... : run under the library, report to OUTFILE.
+run_lp() {
+    local out=$1 opts=$2; shift 2
+    (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$out${opts:+:$opts}" LD_PRELOAD="$LIB" "$@" >/dev/null 2>"$out.stderr")
+}
+
+# run_mc OUTFILE VALGRIND_OPTIONS CMD...
+run_mc() {
+    local out=$1 opts=$2; shift 2
+    (cd "$WORK" && valgrind --log-file="$out" $opts "$@" >/dev/null 2>&1)
+}
+
+have_valgrind() { command -v valgrind >/dev/null 2>&1; }
+
+# The numbers users compare: total heap usage and the five summary lines.
+summary_numbers() {
+    grep -E 'in use at exit|total heap usage|definitely lost:|indirectly lost:|possibly lost:|still reachable:|suppressed:' "$1" |
+        sed -E 's/^==[0-9]+== +//'
+}
+
+# Compare a filtered report with the expected file; show the diff on failure.
+golden() { # name actual expected
+    local name=$1 act=$2 exp=$3
+    if [ "${LP_UPDATE_GOLDEN:-0}" = 1 ]; then lp_filter <"$act" >"$exp"; fi
+    if diff -u "$exp" <(lp_filter <"$act") >"$WORK/diff"; then
+        pass "$name"
+    else
+        fail "$name"; head -40 "$WORK/diff"
+    fi
+}
+
+# Compare summary numbers with Memcheck's (skip without Valgrind).
+vs_memcheck() { # name ours theirs
+    local name=$1
+    if ! have_valgrind; then echo "SKIP: $name (no valgrind)"; return; fi
+    if diff -u <(summary_numbers "$3") <(summary_numbers "$2") >"$WORK/mdiff"; then
+        pass "$name"
+    else
+        fail "$name"; cat "$WORK/mdiff"
+    fi
+}
