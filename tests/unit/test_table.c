@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* test_table.c - the sharded live-block table. */
+#include "tests/unit/lp_test.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "preload/table.h"
+
+static void count_cb(const struct lp_block *b, void *arg)
+{
+    size_t *sum = arg;
+
+    sum[0]++;
+    sum[1] += b->size;
+}
+
+static void test_table_remove_returns_what_insert_stored(void **state)
+{
+    struct lp_block b;
+
+    (void)state;
+    assert_int_equal(lp_table_insert(0x2000, 48, 3, NULL), 0);
+    assert_int_equal(lp_table_find(0x2000, &b), 0);
+    assert_int_equal(b.size, 48);
+    assert_int_equal(lp_table_remove(0x2000, &b), 0);
+    assert_true(b.size == 48 && b.stack_id == 3 && b.addr == 0x2000);
+    assert_int_equal(lp_table_remove(0x2000, NULL), -ENOENT);
+}
+
+static void test_table_insert_over_a_stale_entry_reports_it(void **state)
+{
+    struct lp_block stale, b;
+
+    (void)state;
+    assert_int_equal(lp_table_insert(0x3000, 10, 1, NULL), 0);
+    assert_int_equal(lp_table_insert(0x3000, 20, 2, &stale), 1);
+    assert_int_equal(stale.size, 10);
+    assert_int_equal(stale.stack_id, 1);
+    assert_int_equal(lp_table_remove(0x3000, &b), 0);
+    assert_int_equal(b.size, 20);
+    assert_int_equal(b.stack_id, 2);
+}
+
+static void test_table_for_each_sees_every_block_once(void **state)
+{
+    size_t sum[2] = {0, 0}, before = lp_table_count(), i;
+
+    (void)state;
+    for (i = 1; i <= 10000; i++)
+        assert_int_equal(lp_table_insert(0x100000 + i * 16, i, 1, NULL), 0);
+    assert_int_equal(lp_table_count(), before + 10000);
+    lp_table_for_each(count_cb, sum);
+    assert_int_equal(sum[0], before + 10000);
+    for (i = 1; i <= 10000; i++)
+        assert_int_equal(lp_table_remove(0x100000 + i * 16, NULL), 0);
+    assert_int_equal(lp_table_count(), before);
+}
+
+static void *hammer(void *arg)
+{
+    uintptr_t base = (uintptr_t)arg;
+    int round, i;
+
+    for (round = 0; round < 50; round++) {
+        for (i = 0; i < 1000; i++)
+            if (lp_table_insert(base + i * 16, 8, 1, NULL) != 0)
+                return (void *)1;
+        for (i = 0; i < 1000; i++)
+            if (lp_table_remove(base + i * 16, NULL) != 0)
+                return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_table_threads_do_not_lose_blocks(void **state)
+{
+    pthread_t t[4];
+    void *rc;
+    size_t before = lp_table_count();
+    int i;
+
+    (void)state;
+    for (i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, hammer, (void *)(uintptr_t)(0x10000000u * (i + 1)));
+    for (i = 0; i < 4; i++) {
+        pthread_join(t[i], &rc);
+        assert_null(rc);
+    }
+    assert_int_equal(lp_table_count(), before);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_remove_returns_what_insert_stored),
+        cmocka_unit_test(test_table_insert_over_a_stale_entry_reports_it),
+        cmocka_unit_test(test_table_for_each_sees_every_block_once),
+        cmocka_unit_test(test_table_threads_do_not_lose_blocks),
+    };
+    return cmocka_run_group_tests_name("table", tests, NULL, NULL);
+}
