@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
