@@ -279,7 +279,7 @@ static bool is_ws(char c)
  * skipped (Valgrind skips them inside entries too). NULL at EOF. */
 static char *next_line(struct parser *p)
 {
-    while (p->next) {
+    while (p->next && *p->next) {
         char *s = p->next, *nl = strchr(s, '\n'), *end;
 
         p->lineno++;

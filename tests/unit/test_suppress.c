@@ -298,7 +298,7 @@ struct err_case {
 static void test_bad_files(void **state)
 {
     static const struct err_case cases[] = {
-        { "bad_missing_brace.supp", ":10: unexpected end of file" },
+        { "bad_missing_brace.supp", ":9: unexpected end of file" },
         { "bad_frame.supp", ":6: expected fun:, obj:, src:" },
         { "bad_kinds.supp", ":4: bad match-leak-kinds set" },
         { "bad_onlydots.supp", ":6: suppression 'x' needs at least one" },
