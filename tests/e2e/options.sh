@@ -1,0 +1,29 @@
+# Bad input never changes the program: unknown keys and bad values give one
+# warning line each; an unwritable log path gives a warning and the report
+# goes to stderr; the program's output and exit status are unchanged.
+. "$(dirname "$0")/_lib.sh"
+prog=$SAMPLES/edge_alloc
+"$prog" >"$WORK/native.out" 2>&1; native_rc=$?
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:nosuch=1:depth=0:leak_check=maybe" LD_PRELOAD="$LIB" "$prog" >"$WORK/lp.out" 2>"$WORK/lp.err"); rc=$?
+check "bad options: same exit status" [ "$rc" = "$native_rc" ]
+check "bad options: same output" cmp -s "$WORK/native.out" "$WORK/lp.out"
+check "bad options: one warning each" [ "$(grep -c 'leakprof: .* in LEAKPROF_OPTIONS, ignored' "$WORK/lp.err")" = 3 ]
+check "bad options: names the key" grep -q "unknown option 'nosuch=1'" "$WORK/lp.err"
+check "bad options: report still written" grep -q 'HEAP SUMMARY' "$WORK/lp.err"
+
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=/nonexistent/dir/r.txt" LD_PRELOAD="$LIB" "$SAMPLES/slow_app" >/dev/null 2>"$WORK/unw.err"); rc=$?
+check "unwritable log: status 0" [ "$rc" = 0 ]
+check "unwritable log: warning" grep -q "leakprof: cannot open '/nonexistent/dir/r.txt'" "$WORK/unw.err"
+check "unwritable log: report on stderr" grep -q 'definitely lost: 20,480,000 bytes in 5,000 blocks' "$WORK/unw.err"
+
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=r.%p.txt" LD_PRELOAD="$LIB" "$SAMPLES/slow_app" >/dev/null 2>"$WORK/pid.err")
+check "log %p expands" sh -c "ls '$WORK'/r.[0-9]*.txt >/dev/null 2>&1"
+check "log file holds the report" sh -c "grep -q 'LEAK SUMMARY' '$WORK'/r.[0-9]*.txt"
+check "nothing on stderr with log=" [ ! -s "$WORK/pid.err" ]
+
+# The launcher maps --flags onto options and keeps the exit status.
+"$TOP/$O/leakprof" --massif=0 --leak-check=summary -- "$prog" >"$WORK/l.out" 2>"$WORK/l.err"; rc=$?
+check "launcher: exit status" [ "$rc" = "$native_rc" ]
+check "launcher: summary mode" sh -c "grep -q 'LEAK SUMMARY' '$WORK/l.err' && ! grep -q 'loss record' '$WORK/l.err'"
+"$TOP/$O/leakprof" --bogus-flag >/dev/null 2>&1; rc=$?
+check "launcher: usage error" [ "$rc" = 2 ]
