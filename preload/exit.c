@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * exit.c - the end of the run: leak check, report, massif file, status.
+ *
+ * Runs once, from our destructor (after the program's atexit handlers and
+ * the destructors of everything loaded after us), or from _exit in a fork
+ * child. The runtimes' own long-lived memory is given back first, as
+ * Valgrind does before its leak search.
  * Context: COLD.
  */
 #include "preload/exit.h"
@@ -11,10 +16,12 @@
 
 #include "preload/config.h"
 #include "preload/guard.h"
-#include "preload/track.h"
-#include "report/leaks.h"
+#include "preload/leakcheck.h"
+#include "preload/process.h"
+#include "preload/snapshot.h"
 
 static int report_done;
+static unsigned report_errors;
 
 /*
  * Give back what the C and C++ runtimes keep for the life of the process
@@ -37,19 +44,25 @@ static void runtime_freeres(void)
     if (libc)
         libc();
 }
-static unsigned report_errors;
 
 void lp_exit_report(void)
 {
-    struct lp_totals t;
-
     if (__atomic_exchange_n(&report_done, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
     runtime_freeres(); /* its frees are the program's: before the guard */
     lp_guard_hold_forever();
-    lp_track_totals(&t);
-    fprintf(stderr, "==%d== HEAP SUMMARY:\n==%d==     in use at exit: %lu bytes in %lu blocks\n", getpid(), getpid(), t.live_bytes, t.live_blocks);
-    fprintf(stderr, "==%d==   total heap usage: %lu allocs, %lu frees, %lu bytes allocated\n", getpid(), t.allocs, t.frees, t.bytes_allocated);
+    report_errors = lp_leakcheck_run(false);
+    lp_snapshot_write_final();
+    /* From here on nothing is tracked: later frees are not the program's
+     * business any more, and tables must not change under a reader. */
+    lp_store_release(&lp_state, LP_STATE_DONE);
+    if (lp_process.exit_status_known && lp_process.exit_status == 0 &&
+        report_errors > 0 && lp_config.error_exitcode) {
+        fflush(NULL);
+        _exit(lp_config.error_exitcode);
+    }
 }
 
 int lp_exit_final_status(int status, bool run_report)

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * leakcheck.c - from a reachability scan to a written leak report.
+ *
+ * The scan gives a verdict per block. Blocks are grouped into loss records
+ * by (kind, allocation stack), as Memcheck does at --leak-resolution=high;
+ * each record's stack is symbolized and matched against the suppressions.
+ * The two suppression syntaxes differ in one rule, kept here: under a
+ * Valgrind entry the blocks a suppressed leader owns stay "indirectly
+ * lost"; under an LSan leak: line they are suppressed with it. The report
+ * is formatted into memory and written with one write(2), so a reader of
+ * the log never sees half a report.
+ * Context: COLD, guard held.
+ */
+#include "preload/leakcheck.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/config.h"
+#include "preload/diag.h"
+#include "preload/scan.h"
+#include "preload/stack.h"
+#include "preload/track.h"
+#include "report/json.h"
+#include "report/leaks.h"
+#include "report/sarif.h"
+#include "report/suppress.h"
+#include "report/symbolize.h"
+
+/* TEMPORARY until preload/scan.c provides the live scan. */
+#pragma weak lp_scan_run
+#pragma weak lp_scan_release
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    struct lp_sym *sym;
+    struct lp_supp *supp;
+    bool supp_loaded;
+    bool log_opened; /* the log file was truncated once by this process */
+    int log_pid;
+    char self_obj[4096];
+    /* Previous live search, for the (+N) deltas. */
+    struct lp_loss_record *prev;
+    size_t nprev;
+    struct lp_leak_totals prev_totals;
+} lc;
+
+static void load_suppressions(void)
+{
+    char err[1024];
+    int i;
+
+    if (lc.supp_loaded)
+        return;
+    lc.supp_loaded = true;
+    lc.supp = lp_supp_new();
+    if (!lc.supp)
+        return;
+    if (lp_config.builtin_suppressions)
+        lp_supp_add_builtin(lc.supp);
+    for (i = 0; i < lp_config.nsuppressions; i++)
+        if (lp_supp_load(lc.supp, lp_config.suppressions[i], err,
+                         sizeof(err)) < 0)
+            lp_diag("%s (suppression file ignored)", err);
+}
+
+static void find_self_obj(void)
+{
+    Dl_info info;
+
+    if (lc.self_obj[0])
+        return;
+    if (dladdr((void *)&lp_leakcheck_run, &info) && info.dli_fname)
+        snprintf(lc.self_obj, sizeof(lc.self_obj), "%s", info.dli_fname);
+}
+
+static int cmp_block_key(const void *a, const void *b)
+{
+    const struct lp_scan_block *x = *(const struct lp_scan_block *const *)a;
+    const struct lp_scan_block *y = *(const struct lp_scan_block *const *)b;
+
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->stack_id != y->stack_id)
+        return x->stack_id < y->stack_id ? -1 : 1;
+    return 0;
+}
+
+/* Group blocks by (kind, stack). rec_of[i] is block i's record. */
+static struct lp_loss_record *group(const struct lp_scan *sc, size_t *nrecs,
+                                    uint32_t *rec_of)
+{
+    const struct lp_scan_block **order;
+    struct lp_loss_record *recs;
+    size_t i, n = 0;
+
+    order = malloc(sizeof(*order) * (sc->nblocks + 1));
+    recs = calloc(sc->nblocks + 1, sizeof(*recs));
+    if (!order || !recs) {
+        free(order);
+        free(recs);
+        return NULL;
+    }
+    for (i = 0; i < sc->nblocks; i++)
+        order[i] = &sc->blocks[i];
+    qsort(order, sc->nblocks, sizeof(*order), cmp_block_key);
+    for (i = 0; i < sc->nblocks; i++) {
+        const struct lp_scan_block *b = order[i];
+        struct lp_loss_record *r;
+
+        if (n == 0 || recs[n - 1].kind != b->kind ||
+            recs[n - 1].stack_id != b->stack_id) {
+            struct lp_stack *s = lp_stack_get(b->stack_id);
+
+            r = &recs[n++];
+            r->kind = b->kind;
+            r->stack_id = b->stack_id;
+            r->ips = s ? s->frames : NULL;
+            r->nips = s ? s->nframes : 0;
+            r->supp = -1;
+        }
+        r = &recs[n - 1];
+        r->bytes += b->size;
+        r->blocks++;
+        if (b->kind == LP_KIND_DEFINITE) {
+            r->indirect_bytes += b->indirect_bytes;
+            r->indirect_blocks += b->indirect_blocks;
+        }
+        rec_of[b - sc->blocks] = (uint32_t)(n - 1);
+    }
+    free(order);
+    *nrecs = n;
+    return recs;
+}
+
+/*
+ * Match every record against the suppressions; then move the indirect
+ * blocks of leaders suppressed by an LSan line into suppressed records of
+ * their own (same kind and stack), since LSan hides them with the leader.
+ */
+static struct lp_loss_record *suppress(const struct lp_scan *sc,
+                                       struct lp_loss_record *recs,
+                                       size_t *nrecs, uint32_t *rec_of,
+                                       int depth)
+{
+    size_t i, n = *nrecs, extra = 0;
+    struct lp_sym_frame *f;
+    int cap = (depth + 10) * LP_SYM_MAX_INLINE;
+
+    if (!lc.supp || lp_supp_count(lc.supp) == 0)
+        return recs;
+    f = malloc(sizeof(*f) * cap);
+    if (!f)
+        return recs;
+    for (i = 0; i < n; i++) {
+        int nf = lp_leaks_frames(lc.sym, recs[i].ips, recs[i].nips, f, cap);
+
+        recs[i].supp = lp_supp_match(lc.supp, recs[i].kind, f, nf);
+    }
+    free(f);
+    for (i = 0; i < sc->nblocks; i++) {
+        const struct lp_scan_block *b = &sc->blocks[i];
+        const struct lp_loss_record *lr;
+
+        if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER)
+            continue;
+        lr = &recs[rec_of[b->leader]];
+        if (lr->supp >= 0 && lp_supp_is_lsan(lc.supp, lr->supp) &&
+            recs[rec_of[i]].supp < 0)
+            extra++;
+    }
+    if (extra) {
+        struct lp_loss_record *more =
+            realloc(recs, sizeof(*recs) * (n + extra));
+
+        if (!more)
+            return recs;
+        recs = more;
+        for (i = 0; i < sc->nblocks; i++) {
+            const struct lp_scan_block *b = &sc->blocks[i];
+            struct lp_loss_record *from, *to;
+            int s;
+            size_t j;
+
+            if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER)
+                continue;
+            s = recs[rec_of[b->leader]].supp;
+            from = &recs[rec_of[i]];
+            if (s < 0 || !lp_supp_is_lsan(lc.supp, s) || from->supp >= 0)
+                continue;
+            /* One suppressed twin record per (stack, entry). */
+            for (j = *nrecs; j < n; j++)
+                if (recs[j].stack_id == from->stack_id && recs[j].supp == s)
+                    break;
+            if (j == n) {
+                recs[n] = *from;
+                recs[n].bytes = recs[n].blocks = 0;
+                recs[n].supp = s;
+                n++;
+            }
+            to = &recs[j];
+            from = &recs[rec_of[i]];
+            from->bytes -= b->size;
+            from->blocks--;
+            to->bytes += b->size;
+            to->blocks++;
+        }
+    }
+    *nrecs = n;
+    return recs;
+}
+
+/* Drop the records that moving blocks emptied. */
+static void compact(struct lp_loss_record *recs, size_t *nrecs)
+{
+    size_t i, o = 0;
+
+    for (i = 0; i < *nrecs; i++)
+        if (recs[i].blocks > 0)
+            recs[o++] = recs[i];
+    *nrecs = o;
+}
+
+static void note_suppressed(const struct lp_loss_record *recs, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (recs[i].supp >= 0)
+            lp_supp_note_use(lc.supp, recs[i].supp,
+                             recs[i].bytes + recs[i].indirect_bytes,
+                             recs[i].blocks);
+}
+
+/* Live reports: carry the previous search's numbers into old_*, and keep
+ * records that vanished (Memcheck numbers them too). */
+static struct lp_loss_record *live_deltas(struct lp_loss_record *recs,
+                                          size_t *nrecs)
+{
+    size_t i, j, n = *nrecs, gone = 0;
+    struct lp_loss_record *out;
+
+    for (j = 0; j < lc.nprev; j++) {
+        for (i = 0; i < n; i++)
+            if (recs[i].kind == lc.prev[j].kind &&
+                recs[i].stack_id == lc.prev[j].stack_id &&
+                (recs[i].supp >= 0) == (lc.prev[j].supp >= 0))
+                break;
+        if (i < n) {
+            recs[i].old_bytes = lc.prev[j].bytes;
+            recs[i].old_blocks = lc.prev[j].blocks;
+            recs[i].old_indirect_bytes = lc.prev[j].indirect_bytes;
+        } else if (lc.prev[j].blocks > 0) {
+            gone++;
+        }
+    }
+    out = realloc(recs, sizeof(*recs) * (n + gone + 1));
+    if (!out)
+        return recs;
+    for (j = 0; j < lc.nprev && gone; j++) {
+        for (i = 0; i < *nrecs; i++)
+            if (out[i].kind == lc.prev[j].kind &&
+                out[i].stack_id == lc.prev[j].stack_id &&
+                (out[i].supp >= 0) == (lc.prev[j].supp >= 0))
+                break;
+        if (i < *nrecs || lc.prev[j].blocks == 0)
+            continue;
+        out[n] = lc.prev[j];
+        out[n].old_bytes = lc.prev[j].bytes;
+        out[n].old_blocks = lc.prev[j].blocks;
+        out[n].old_indirect_bytes = lc.prev[j].indirect_bytes;
+        out[n].bytes = out[n].blocks = 0;
+        out[n].indirect_bytes = out[n].indirect_blocks = 0;
+        n++;
+    }
+    *nrecs = n;
+    return out;
+}
+
+static void remember_live(const struct lp_leak_set *set)
+{
+    struct lp_loss_record *copy = malloc(sizeof(*copy) * (set->nrecs + 1));
+
+    if (!copy)
+        return;
+    memcpy(copy, set->recs, sizeof(*copy) * set->nrecs);
+    free(lc.prev);
+    lc.prev = copy;
+    lc.nprev = set->nrecs;
+    lp_leaks_totals(set, &lc.prev_totals);
+}
+
+/* Write buf to the log destination: stderr, or the log= file (truncated
+ * the first time this process writes it, appended to afterwards). */
+static void emit(const char *buf, size_t len, const char *pattern,
+                 bool append_only)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd = 2, pid = getpid();
+    bool own = false;
+
+    if (pattern && *pattern) {
+        int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_APPEND;
+
+        if (lp_config_expand(pattern, pid, path, sizeof(path)) != 0) {
+            lp_diag("log path '%s' too long, writing to stderr", pattern);
+        } else {
+            if (!append_only && (!lc.log_opened || lc.log_pid != pid))
+                flags |= O_TRUNC;
+            fd = open(path, flags, 0644);
+            if (fd < 0) {
+                lp_diag("cannot open '%s': %s; report goes to stderr", path,
+                        strerror(errno));
+                fd = 2;
+            } else {
+                own = true;
+                lc.log_opened = true;
+                lc.log_pid = pid;
+            }
+        }
+    }
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        buf += n;
+        len -= (size_t)n;
+    }
+    if (own)
+        close(fd);
+}
+
+static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
+{
+    char path[LP_CONFIG_PATH_MAX + 32], tmp[LP_CONFIG_PATH_MAX + 64];
+    FILE *f;
+    int fd;
+
+    if (lp_config_expand(lp_config.sarif, getpid(), path, sizeof(path)) != 0)
+        return;
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+              0644);
+    if (fd < 0 || !(f = fdopen(fd, "w"))) {
+        lp_diag("cannot write '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    lp_leaks_sarif(f, set, lc.sym, o, NULL);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        lp_diag("cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    }
+}
+
+unsigned lp_leakcheck_run(bool live)
+{
+    struct lp_scan sc;
+    struct lp_leak_set set;
+    struct lp_leak_opts o;
+    struct lp_totals t;
+    uint32_t *rec_of = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem;
+    unsigned errors = 0;
+    int rc;
+
+    pthread_mutex_lock(&lock);
+    memset(&set, 0, sizeof(set));
+    memset(&o, 0, sizeof(o));
+    find_self_obj();
+    load_suppressions();
+    o.leak_check = lp_config.leak_check;
+    o.show_kinds = lp_config.show_kinds;
+    o.error_kinds = lp_config.error_kinds;
+    o.gen_suppressions = lp_config.gen_suppressions;
+    o.self_obj = lc.self_obj[0] ? lc.self_obj : NULL;
+    o.depth = lp_config.depth;
+    o.live = live;
+    set.pid = getpid();
+
+    lp_track_totals(&t);
+    set.allocs = t.allocs;
+    set.frees = t.frees;
+    set.bytes_allocated = t.bytes_allocated;
+    rc = lp_config.leak_check == LP_CHECK_NO && !live ? -1
+         : lp_scan_run ? lp_scan_run(&sc) : -ENOSYS;
+    if (rc == 0) {
+        size_t i;
+
+        for (i = 0; i < sc.nblocks; i++) {
+            set.in_use_bytes += sc.blocks[i].size;
+            set.in_use_blocks++;
+        }
+        memcpy(set.heur_bytes, sc.heur_bytes, sizeof(set.heur_bytes));
+        memcpy(set.heur_blocks, sc.heur_blocks, sizeof(set.heur_blocks));
+        if (!lc.sym)
+            lc.sym = lp_sym_new();
+        else
+            lp_sym_refresh(lc.sym);
+        rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
+        if (rec_of)
+            set.recs = group(&sc, &set.nrecs, rec_of);
+        if (set.recs) {
+            set.recs = suppress(&sc, set.recs, &set.nrecs, rec_of, o.depth);
+            compact(set.recs, &set.nrecs);
+        }
+        if (!set.recs && sc.nblocks)
+            lp_diag("out of memory while grouping %zu blocks", sc.nblocks);
+    } else {
+        /* No scan: counts from the counters, no records. */
+        set.in_use_bytes = t.live_bytes;
+        set.in_use_blocks = t.live_blocks;
+        if (lp_config.leak_check != LP_CHECK_NO || live)
+            lp_diag("leak search failed (%s)", strerror(-rc));
+    }
+    if (live) {
+        set.recs = live_deltas(set.recs, &set.nrecs);
+        set.old = lc.prev_totals;
+    }
+    if (lc.supp)
+        note_suppressed(set.recs, set.nrecs);
+    if (!lc.sym)
+        lc.sym = lp_sym_new();
+
+    mem = open_memstream(&buf, &len);
+    if (mem) {
+        if (lp_config.log_json)
+            lp_leaks_json_supp(mem, &set, lc.sym, &o, lc.supp);
+        else {
+            lp_leaks_print(mem, &set, lc.sym, &o);
+            if (lc.supp && !live && lp_config.verbosity > 0)
+                lp_supp_print_used_valgrind(lc.supp, mem, set.pid);
+            if (lc.supp && !live)
+                lp_supp_print_used_lsan(lc.supp, mem);
+        }
+        fclose(mem);
+        emit(buf, len, lp_config.log, live);
+        free(buf);
+    }
+    errors = lp_leaks_errors(&set, &o);
+    if (!live && lp_config.sarif[0])
+        write_sarif(&set, &o);
+    if (live)
+        remember_live(&set);
+    if (rc == 0)
+        lp_scan_release(&sc);
+    free(rec_of);
+    free(set.recs);
+    pthread_mutex_unlock(&lock);
+    return errors;
+}
