@@ -437,7 +437,10 @@ static void process_stack(struct lp_scan_core *c, uint32_t clique)
         struct lp_scan_block *b = &c->blocks[c->stack[--c->sp]];
         bool definite = b->state != ST_POSSIBLE;
 
-        if ((b->flags & BF_READABLE) && !(b->addr & (WORD - 1)))
+        if (c->safe_blocks)
+            scan_range(c, b->addr, b->addr + b->size, definite, clique,
+                       true);
+        else if ((b->flags & BF_READABLE) && !(b->addr & (WORD - 1)))
             scan_direct(c, b->addr, b->addr + (b->size & ~(WORD - 1)),
                         definite, clique);
         else

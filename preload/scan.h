@@ -97,6 +97,8 @@ struct lp_scan_core {
     unsigned heuristics;          /* set of 1u << LP_HEUR_* */
     bool safe_read;               /* read root ranges with
                                      process_vm_readv (never faults) */
+    bool safe_blocks;             /* read blocks that way too (some thread
+                                     may still run and unmap them) */
     uint32_t *stack;              /* mark stack, >= 2 * nblocks + 2 slots */
     size_t stack_cap;
     /* Output counters, filled by lp_scan_core_finish(). */
