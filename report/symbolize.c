@@ -310,21 +310,23 @@ static const char *dwarf_function_name(Dwfl_Module *mod, Dwarf_Addr addr)
     return name;
 }
 
-static size_t leading_underscores(const char *s)
+/* Valgrind's preference among names of one address: the default version
+ * ("@@") first, then the fewest leading underscores. Lower is better. */
+static size_t alias_rank(const char *name)
 {
-    return strspn(s, "_");
+    return (strstr(name, "@@") != NULL ? 0 : 1000) + strspn(name, "_");
 }
 
 /*
  * Several names for one address (libc's __libc_malloc and malloc, ASan's
- * __interceptor_malloc and malloc): like Valgrind, print the one with the
- * fewest leading underscores. Only called for names starting with '_'.
+ * __interceptor_malloc and malloc, pthread_create@GLIBC_2.2.5 and
+ * pthread_create@@GLIBC_2.34): pick the one Valgrind prints.
  */
 static const char *preferred_alias(Dwfl_Module *mod, GElf_Addr start,
                                    const char *name)
 {
     int i, n = dwfl_module_getsymtab(mod);
-    size_t best = leading_underscores(name);
+    size_t best = alias_rank(name);
 
     for (i = 1; i < n && best > 0; i++) {
         GElf_Sym s;
@@ -332,11 +334,10 @@ static const char *preferred_alias(Dwfl_Module *mod, GElf_Addr start,
         const char *alias = dwfl_module_getsym_info(mod, i, &s, &value, NULL, NULL, NULL);
 
         if (alias == NULL || value != start || alias[0] == '\0' ||
-            GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-            s.st_shndx == SHN_UNDEF)
+            GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF)
             continue;
-        if (leading_underscores(alias) < best) {
-            best = leading_underscores(alias);
+        if (alias_rank(alias) < best) {
+            best = alias_rank(alias);
             name = alias;
         }
     }
@@ -378,7 +379,8 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 
     n = expand_inlines(sym, mod, addr, out, max);
     symname = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
-    if (symname != NULL && symname[0] == '_' && symname[1] != 'Z')
+    if (symname != NULL && ((symname[0] == '_' && symname[1] != 'Z') ||
+                            strchr(symname, '@') != NULL))
         symname = preferred_alias(mod, addr - off, symname);
     if (symname == NULL || symname[0] == '\0')
         symname = dwarf_function_name(mod, addr);

@@ -169,6 +169,29 @@ static void test_symbolize_libc_function_names_its_object(void **state)
     dlclose(libc);
 }
 
+static void test_symbolize_prefers_the_alias_valgrind_prints(void **state)
+{
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    void *fp;
+    int n;
+
+    (void)state;
+    assert_non_null(libc);
+    /* malloc, never __libc_malloc: fewest leading underscores wins. */
+    fp = dlsym(libc, "malloc");
+    n = lp_sym_resolve(sym, (uintptr_t)fp, false, f, LP_SYM_MAX_INLINE);
+    assert_string_equal(f[n - 1].fn, "malloc");
+    /* The default symbol version wins when the symbol table has versions
+     * (libc6-dbg): "pthread_create@@GLIBC_2.34" as Valgrind prints it. */
+    fp = dlsym(libc, "pthread_create");
+    n = lp_sym_resolve(sym, (uintptr_t)fp, false, f, LP_SYM_MAX_INLINE);
+    assert_non_null(f[n - 1].fn);
+    assert_true(strcmp(f[n - 1].fn, "pthread_create") == 0 ||
+                strncmp(f[n - 1].fn, "pthread_create@@", 16) == 0);
+    dlclose(libc);
+}
+
 static void test_symbolize_describe_shapes_match_valgrind(void **state)
 {
     struct lp_sym_frame f = { .addr = 0x10921A, .fn = "leak_possible",
@@ -271,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_symbolize_expands_inlined_frames_innermost_first),
         cmocka_unit_test(test_symbolize_is_return_controls_the_printed_address),
         cmocka_unit_test(test_symbolize_libc_function_names_its_object),
+        cmocka_unit_test(test_symbolize_prefers_the_alias_valgrind_prints),
         cmocka_unit_test(test_symbolize_describe_shapes_match_valgrind),
         cmocka_unit_test(test_symbolize_unknown_address_gives_one_anonymous_frame),
         cmocka_unit_test(test_symbolize_below_main_names_follow_valgrind),
