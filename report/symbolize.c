@@ -43,13 +43,30 @@ struct sym_entry {
     UT_hash_handle hh;
 };
 
+/* One module's function names by address (names point into libdwfl's
+ * symbol tables, valid while the module is reported). */
+struct sym_alias {
+    GElf_Addr addr;
+    const char *name;
+    UT_hash_handle hh;
+};
+
+struct sym_mod {
+    Dwfl_Module *mod;
+    struct sym_alias *aliases;
+    UT_hash_handle hh;
+};
+
 struct lp_sym {
     Dwfl *dwfl;
+    struct sym_mod *mods;
     char *debuginfo_path; /* libdwfl keeps a pointer to this pointer */
     Dwfl_Callbacks cb;
     struct sym_entry *cache;
     struct sym_str *strs;
 };
+
+static void free_mods(struct lp_sym *sym);
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
@@ -174,8 +191,10 @@ void lp_sym_refresh(struct lp_sym *sym)
 {
     if (sym == NULL)
         return;
-    /* An address may now belong to a new object (dlclose + dlopen). */
+    /* An address may now belong to a new object (dlclose + dlopen), and
+     * a module that went away takes its symbol names with it. */
     clear_cache(sym);
+    free_mods(sym);
     report_modules(sym);
 }
 
@@ -186,6 +205,7 @@ void lp_sym_free(struct lp_sym *sym)
     if (sym == NULL)
         return;
     clear_cache(sym);
+    free_mods(sym);
     HASH_ITER(hh, sym->strs, s, tmp) {
         HASH_DEL(sym->strs, s);
         free(s);
@@ -317,31 +337,73 @@ static size_t alias_rank(const char *name)
     return (strstr(name, "@@") != NULL ? 0 : 1000) + strspn(name, "_");
 }
 
+static bool better_alias(const char *a, const char *b)
+{
+    size_t ra = alias_rank(a), rb = alias_rank(b);
+
+    /* Ties go to the name that sorts first: _ZN6WidgetC1Ei, not C2. */
+    return ra != rb ? ra < rb : strcmp(a, b) < 0;
+}
+
 /*
  * Several names for one address (libc's __libc_malloc and malloc, ASan's
  * __interceptor_malloc and malloc, pthread_create@GLIBC_2.2.5 and
- * pthread_create@@GLIBC_2.34): pick the one Valgrind prints.
+ * pthread_create@@GLIBC_2.34, C1/C2 constructors): pick the one Valgrind
+ * prints. Each module's function symbols are indexed once, by address.
  */
-static const char *preferred_alias(Dwfl_Module *mod, GElf_Addr start,
-                                   const char *name)
+static const char *preferred_alias(struct lp_sym *sym, Dwfl_Module *mod,
+                                   GElf_Addr start, const char *name)
 {
-    int i, n = dwfl_module_getsymtab(mod);
-    size_t best = alias_rank(name);
+    struct sym_mod *m;
+    struct sym_alias *a;
+    int i, n;
 
-    for (i = 1; i < n && best > 0; i++) {
-        GElf_Sym s;
-        GElf_Addr value;
-        const char *alias = dwfl_module_getsym_info(mod, i, &s, &value, NULL, NULL, NULL);
+    HASH_FIND_PTR(sym->mods, &mod, m);
+    if (m == NULL) {
+        m = calloc(1, sizeof(*m));
+        if (m == NULL)
+            return name;
+        m->mod = mod;
+        HASH_ADD_PTR(sym->mods, mod, m);
+        n = dwfl_module_getsymtab(mod);
+        for (i = 1; i < n; i++) {
+            GElf_Sym es;
+            GElf_Addr value;
+            const char *nm = dwfl_module_getsym_info(mod, i, &es, &value, NULL, NULL, NULL);
 
-        if (alias == NULL || value != start || alias[0] == '\0' ||
-            GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF)
-            continue;
-        if (alias_rank(alias) < best) {
-            best = alias_rank(alias);
-            name = alias;
+            if (nm == NULL || nm[0] == '\0' || GELF_ST_TYPE(es.st_info) != STT_FUNC ||
+                es.st_shndx == SHN_UNDEF)
+                continue;
+            HASH_FIND(hh, m->aliases, &value, sizeof(value), a);
+            if (a == NULL) {
+                a = malloc(sizeof(*a));
+                if (a == NULL)
+                    break;
+                a->addr = value;
+                a->name = nm;
+                HASH_ADD(hh, m->aliases, addr, sizeof(a->addr), a);
+            } else if (better_alias(nm, a->name)) {
+                a->name = nm;
+            }
         }
     }
-    return name;
+    HASH_FIND(hh, m->aliases, &start, sizeof(start), a);
+    return a != NULL && better_alias(a->name, name) ? a->name : name;
+}
+
+static void free_mods(struct lp_sym *sym)
+{
+    struct sym_mod *m, *mtmp;
+    struct sym_alias *a, *atmp;
+
+    HASH_ITER(hh, sym->mods, m, mtmp) {
+        HASH_ITER(hh, m->aliases, a, atmp) {
+            HASH_DEL(m->aliases, a);
+            free(a);
+        }
+        HASH_DEL(sym->mods, m);
+        free(m);
+    }
 }
 
 static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
@@ -379,9 +441,8 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 
     n = expand_inlines(sym, mod, addr, out, max);
     symname = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
-    if (symname != NULL && ((symname[0] == '_' && symname[1] != 'Z') ||
-                            strchr(symname, '@') != NULL))
-        symname = preferred_alias(mod, addr - off, symname);
+    if (symname != NULL)
+        symname = preferred_alias(sym, mod, addr - off, symname);
     if (symname == NULL || symname[0] == '\0')
         symname = dwarf_function_name(mod, addr);
     if (symname != NULL)
