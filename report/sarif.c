@@ -68,13 +68,19 @@ static bool system_path(const char *s)
            has_prefix(s, "/lib64/") || has_prefix(s, "/lib32/");
 }
 
+/* Our own malloc hook is never where a leak is. */
+static bool is_self(const struct lp_sym_frame *f, const char *self_obj)
+{
+    return self_obj && f->obj && strcmp(self_obj, f->obj) == 0;
+}
+
 static bool own_source(const struct lp_sym_frame *f, const char *self_obj)
 {
     if (!f->file || f->line <= 0)
         return false;
     if (system_path(f->obj) || system_path(f->file))
         return false;
-    return !(self_obj && f->obj && strcmp(self_obj, f->obj) == 0);
+    return !is_self(f, self_obj);
 }
 
 /* Percent-encode what may not appear in a URI path. */
@@ -185,7 +191,7 @@ static void message_text(char *buf, size_t n, const struct lp_loss_record *r)
 }
 
 static int write_result(FILE *out, const struct lp_loss_record *r, size_t i,
-                        size_t n, struct lp_sym *sym,
+                        size_t n, lp_sarif_frames_fn frames_fn, void *ctx,
                         const struct lp_leak_opts *o, const char *root,
                         bool first)
 {
@@ -194,18 +200,17 @@ static int write_result(FILE *out, const struct lp_loss_record *r, size_t i,
     uint64_t h = 0xcbf29ce484222325ull;
     int nf, k, at = -1;
 
-    nf = lp_json_record_frames(sym, r, o, &f);
+    nf = frames_fn(ctx, r, &f);
     if (nf < 0)
         return nf;
     for (k = 0; k < nf && at < 0; k++)
         if (own_source(&f[k], o->self_obj))
             at = k;
     for (k = 0; k < nf && at < 0; k++)
-        if (f[k].file && f[k].line > 0)
+        if (f[k].file && f[k].line > 0 && !is_self(&f[k], o->self_obj))
             at = k;
     for (k = 0; k < nf && at < 0; k++)
-        if (f[k].fn && !(o->self_obj && f[k].obj &&
-                         strcmp(f[k].obj, o->self_obj) == 0))
+        if (f[k].fn && !is_self(&f[k], o->self_obj))
             at = k;
 
     h = fnv1a(h, lp_supp_kind_word(r->kind));
@@ -268,8 +273,30 @@ static const struct lp_leak_opts default_opts = {
     .depth = 30,
 };
 
+struct sym_ctx {
+    struct lp_sym *sym;
+    const struct lp_leak_opts *o;
+};
+
+static int sym_frames(void *ctx, const struct lp_loss_record *r,
+                      struct lp_sym_frame **frames)
+{
+    struct sym_ctx *c = ctx;
+
+    return lp_json_record_frames(c->sym, r, c->o, frames);
+}
+
 int lp_leaks_sarif(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts, const char *srcroot)
+{
+    struct sym_ctx c = { sym, opts ? opts : &default_opts };
+
+    return lp_leaks_sarif_frames(out, set, c.o, srcroot, sym_frames, &c);
+}
+
+int lp_leaks_sarif_frames(FILE *out, struct lp_leak_set *set,
+                          const struct lp_leak_opts *opts, const char *srcroot,
+                          lp_sarif_frames_fn frames_fn, void *ctx)
 {
     const struct lp_leak_opts *o = opts ? opts : &default_opts;
     char *root = NULL;
@@ -327,7 +354,8 @@ int lp_leaks_sarif(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
             (unsigned)r->kind >= LP_KIND_COUNT ||
             !(o->error_kinds & LP_KIND_BIT(r->kind)))
             continue;
-        rc = write_result(out, r, i, set->nrecs, sym, o, root, first);
+        rc = write_result(out, r, i, set->nrecs, frames_fn, ctx, o, root,
+                          first);
         first = false;
     }
     free(root);

@@ -43,4 +43,17 @@
 int lp_leaks_sarif(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts, const char *srcroot);
 
+/*
+ * Where a record's frames come from: store a malloc'ed array (the writer
+ * frees it) in *frames and return the count, or a negative errno.
+ * lp_leaks_sarif uses lp_json_record_frames; tools that read stacks from
+ * a file, and tests, supply their own.
+ */
+typedef int (*lp_sarif_frames_fn)(void *ctx, const struct lp_loss_record *r,
+                                  struct lp_sym_frame **frames);
+
+int lp_leaks_sarif_frames(FILE *out, struct lp_leak_set *set,
+                          const struct lp_leak_opts *opts, const char *srcroot,
+                          lp_sarif_frames_fn frames_fn, void *ctx);
+
 #endif /* LP_REPORT_SARIF_H */
