@@ -19,6 +19,7 @@ if [ ${#suites[@]} -eq 0 ]; then
         ls tests/$d/*.sh >/dev/null 2>&1 && suites+=("$d")
     done
 fi
+shopt -s nullglob
 pass=0 fail=0 skip=0
 failed=()
 run_unit() {
