@@ -1,0 +1,109 @@
+#!/bin/bash
+# massif.out at exit: Massif's schedule and tree for a known program
+# (FORMATS.md's prog1), ms_print and the strict grammar, time units,
+# options in desc:, massif=0, %p, symlinks and unwritable paths.
+. "$(dirname "$0")/_lib.sh"
+
+cc_sample prog1 <<'C' || { echo "FAIL: compile"; exit 1; }
+#include <stdlib.h>
+static void *keep[64];
+__attribute__((noinline)) void *leaf_alloc(size_t n) { return malloc(n); }
+__attribute__((noinline)) void *mid_alloc(size_t n) { return leaf_alloc(n); }
+__attribute__((noinline)) void small_allocs(void) {
+    for (int i = 0; i < 20; i++) keep[20 + i] = malloc(8);
+}
+int main(void) {
+    int i;
+    for (i = 0; i < 10; i++) keep[i] = mid_alloc(1000);
+    for (i = 10; i < 15; i++) keep[i] = leaf_alloc(2000);
+    small_allocs();
+    char *p = calloc(4, 1024);
+    for (i = 0; i < 5; i++) { free(keep[i]); keep[i] = NULL; }
+    p = realloc(p, 8192);
+    free(p);
+    for (i = 5; i < 40; i++) free(keep[i]);
+    return 0;
+}
+C
+cd "$T" || exit 1
+
+LD_PRELOAD=$LIB ./prog1 >/dev/null 2>&1 & pid=$!; wait $pid; rc=$?
+f=massif.out.$pid
+check "exit status kept" '[ $rc -eq 0 ]' "rc=$rc"
+check "massif.out.PID written" '[ -f $f ]'
+check "mode 0644" '[ "$(stat -c %a $f)" = 644 ]' "$(stat -c %a $f 2>&1)"
+check "no temp file left" '[ -z "$(ls | grep tmp)" ]' "$(ls)"
+check "header" '[ "$(head -3 $f)" = "$(printf "desc: (none)\ncmd: ./prog1\ntime_unit: B")" ]' "$(head -3 $f)"
+check "strict grammar" 'strict_ok $f'
+check "ms_print reads it, graph has @ and #" 'ms_print_ok $f graph'
+if [ -x /usr/bin/ms_print ]; then
+    det=$(/usr/bin/ms_print $f | grep 'Detailed snapshots:')
+    check "detailed list as massif's" '[ "$det" = " Detailed snapshots: [9, 19, 29, 37 (peak), 47, 57, 67]" ]' "$det"
+fi
+check "75 snapshots, numbered 0..74" '[ "$(grep -c ^snapshot= $f)" = 75 ] && grep -q ^snapshot=74$ $f'
+peak=$(sed -n '/^heap_tree=peak/,/^#/p' $f | sed 's/0x[0-9A-F]*/ADDR/')
+want="heap_tree=peak
+n3: 24256 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.
+ n2: 20000 ADDR: leaf_alloc (prog1.c:3)
+  n1: 10000 ADDR: mid_alloc (prog1.c:4)
+   n0: 10000 ADDR: main (prog1.c:10)
+  n0: 10000 ADDR: main (prog1.c:11)
+ n0: 4096 ADDR: main (prog1.c:13)
+ n0: 160 in 1 place, below massif's threshold (1.00%)
+#-----------"
+check "peak tree as massif's" '[ "$peak" = "$want" ]' "$peak"
+check "peak time and heap" 'grep -B6 ^heap_tree=peak $f | grep -q ^mem_heap_B=24256$'
+# Zero-byte contexts stay in the tree (as massif's snapshot 67 shows).
+check "zero-byte contexts kept" 'grep -q "^ n0: 0 in 3 places, all below massif.s threshold (1.00%)$" $f'
+
+for u in i ms; do
+    LEAKPROF_OPTIONS="time_unit=$u:massif=$T/u.$u.%p:detailed_freq=1" LD_PRELOAD=$LIB ./prog1 >/dev/null 2>&1 & pid=$!; wait $pid
+    g=$T/u.$u.$pid
+    check "time_unit=$u file" '[ -f $g ] && grep -q "^time_unit: $u$" $g' "$(ls)"
+    check "time_unit=$u desc" 'grep -q "^desc: --time-unit=$u --massif-out-file=$T/u.$u.%p --detailed-freq=1$" $g' "$(head -1 $g)"
+    check "time_unit=$u strict + ms_print" 'strict_ok $g && ms_print_ok $g'
+done
+t=$(awk -F= '/^time=/{print $2}' $T/u.i.* | tail -1)
+check "time_unit=i counts calls (<= 77)" '[ "$t" -le 77 ] && [ "$t" -ge 60 ]' "$t"
+
+rm -f massif.out.*
+LEAKPROF_OPTIONS=massif=0 LD_PRELOAD=$LIB ./prog1 >/dev/null 2>&1
+check "massif=0 writes nothing" '[ -z "$(ls massif.out.* 2>/dev/null)" ]'
+
+LEAKPROF_OPTIONS="massif=$T/thr:threshold=50:depth=1:max_snapshots=10" LD_PRELOAD=$LIB ./prog1 >/dev/null 2>&1
+check "threshold/depth/max_snapshots honoured" 'strict_ok thr && [ $(grep -c ^snapshot= thr) -lt 10 ] && ! grep -q "^  n" thr && grep -q "threshold (50.00%)" thr' "$(head -30 thr)"
+
+echo secret > target
+ln -s target link.out
+LEAKPROF_OPTIONS=massif=link.out LD_PRELOAD=$LIB ./prog1 >/dev/null 2>&1
+check "symlink not followed" '[ "$(cat target)" = secret ] && [ ! -L link.out ] && strict_ok link.out'
+
+mkdir ro && chmod 555 ro
+if [ "$(id -u)" != 0 ]; then
+    out=$(LEAKPROF_OPTIONS=massif=ro/x.%p LD_PRELOAD=$LIB ./prog1 2>&1 >/dev/null); rc=$?
+    n=$(printf '%s\n' "$out" | grep -c "leakprof: cannot write '.*ro/x\.[0-9]*': Permission denied")
+    check "unwritable: one warning, status kept" '[ $n = 1 ] && [ $rc = 0 ]' "rc=$rc $out"
+else
+    skip "unwritable dir" "running as root"
+fi
+
+cc_sample forker <<'C' || exit 1
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void) {
+    void *a = malloc(1000);
+    pid_t c = fork();
+    if (c == 0) { void *b = malloc(5000); free(b); free(a); return 0; }
+    waitpid(c, NULL, 0);
+    free(a);
+    return 0;
+}
+C
+rm -f massif.out.*
+LD_PRELOAD=$LIB ./forker >/dev/null 2>&1
+n=$(ls massif.out.* 2>/dev/null | wc -l)
+check "fork: parent and child write their own %p file" '[ $n = 2 ]' "$(ls)"
+check "fork: child has the 5000-byte block and history" 'grep -l ^mem_heap_B=6000$ massif.out.* | grep -q . && grep -c ^mem_heap_B=1000$ massif.out.* | grep -qv ":0$"'
+for g in massif.out.*; do check "fork file $g strict + ms_print" 'strict_ok $g && ms_print_ok $g'; done
+finish

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SIGUSR1 on a running service: massif.out.PID.1 (ms_print, strict), the
+# live leak report, and the service keeps running; SIGTERM then gives the
+# normal exit-time file.
+. "$(dirname "$0")/_lib.sh"
+SVC=$O/samples/service
+[ -x "$SVC" ] || { echo "SKIP: no $SVC"; exit 77; }
+cd "$T" || exit 1
+
+LD_PRELOAD=$LIB "$SVC" 30 > out 2> err & pid=$!
+for i in $(seq 100); do grep -q ready out 2>/dev/null && break; sleep 0.1; done
+check "service ready" 'grep -q "ready $pid" out'
+kill -USR1 $pid
+for i in $(seq 100); do [ -f massif.out.$pid.1 ] && break; sleep 0.1; done
+check "massif.out.PID.1 written" '[ -f massif.out.$pid.1 ]' "$(ls)"
+check "massif.out.PID.1 strict" 'strict_ok massif.out.$pid.1'
+check "ms_print reads massif.out.PID.1" 'ms_print_ok massif.out.$pid.1'
+# The last snapshot is the detailed one of this moment: 1,000 reachable
+# blocks of 32 bytes and the 100 leaked ones of 512.
+last=$(awk '/^snapshot=/{s=$0} END{print s}' massif.out.$pid.1)
+tree=$(sed -n "/^$last\$/,\$p" massif.out.$pid.1)
+# (plus stdio's output buffer).
+h=$(printf "%s\n" "$tree" | sed -n 's/^mem_heap_B=//p')
+check "moment snapshot is detailed, holds >= 83,200 bytes" 'printf "%s\n" "$tree" | grep -q "^heap_tree=detailed$" && [ "$h" -ge 83200 ] && [ "$h" -le 92000 ]' "$(printf '%s\n' "$tree" | head -12)"
+check "tree names leak_blocks and hold_block" 'printf "%s\n" "$tree" | grep -q "n1: 51200 0x[0-9A-F]*: leak_blocks (service.c:[0-9]*)" && printf "%s\n" "$tree" | grep -q "32000 0x[0-9A-F]*: hold_block (service.c:"' "$(printf '%s\n' "$tree" | head -12)"
+for i in $(seq 50); do grep -q 'definitely lost' err && break; sleep 0.1; done
+if grep -q 'LEAK SUMMARY' err; then
+    check "live report: 51,200 bytes in 100 blocks definitely lost" 'grep -q "51,200 (+51,200) bytes in 100 (+100) blocks are definitely lost" err || grep -q "51,200 bytes in 100 blocks are definitely lost" err' "$(grep lost err | head)"
+else
+    skip "live report" "lp_leakcheck_run printed no report"
+fi
+check "service still running" 'kill -0 $pid'
+kill -USR1 $pid
+for i in $(seq 100); do [ -f massif.out.$pid.2 ] && break; sleep 0.1; done
+check "second signal: massif.out.PID.2" '[ -f massif.out.$pid.2 ] && strict_ok massif.out.$pid.2'
+kill -TERM $pid; wait $pid; rc=$?
+check "service exits 0 on SIGTERM" '[ $rc = 0 ]' "rc=$rc"
+check "exit-time massif.out.PID" '[ -f massif.out.$pid ] && strict_ok massif.out.$pid && ms_print_ok massif.out.$pid'
+
+# A program handler installed later wins; a SIG_DFL SIGUSR1 does not kill.
+cc_sample own <<'C' || exit 1
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static volatile sig_atomic_t got;
+static void h(int s) { (void)s; got = 1; }
+int main(int argc, char **argv) {
+    void *p = malloc(100);
+    if (argc > 1) signal(SIGUSR1, h);
+    raise(SIGUSR1);
+    for (int i = 0; i < 200 && argc > 1 && !got; i++) usleep(1000);
+    printf("%s\n", got ? "own" : "survived");
+    free(p);
+    return 0;
+}
+C
+out=$(LD_PRELOAD=$LIB ./own 2>/dev/null); rc=$?
+check "default SIGUSR1 does not kill under leakprof" '[ $rc = 0 ] && [ "$out" = survived ]' "rc=$rc out=$out"
+out=$(LD_PRELOAD=$LIB ./own x 2>/dev/null); rc=$?
+check "program's own handler wins" '[ $rc = 0 ] && [ "$out" = own ]' "rc=$rc out=$out"
+out=$(LEAKPROF_OPTIONS=snapshot_signal=0 LD_PRELOAD=$LIB ./own 2>/dev/null); rc=$?
+check "snapshot_signal=0 leaves SIGUSR1 alone" '[ $rc = 138 ]' "rc=$rc"
+finish
