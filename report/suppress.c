@@ -671,6 +671,11 @@ static const char builtin_threads_supp[] =
     "   fun:pthread_create*\n"
     "}\n";
 
+const char *lp_supp_builtin_text(bool threads)
+{
+    return threads ? builtin_threads_supp : builtin_supp;
+}
+
 int lp_supp_add_builtin(struct lp_supp *supp)
 {
     return lp_supp_load_string(supp, "<builtin>", builtin_supp, NULL, 0);

@@ -95,6 +95,10 @@ int lp_supp_add_builtin(struct lp_supp *supp);
  */
 int lp_supp_add_builtin_threads(struct lp_supp *supp);
 
+/* The text of the built-in entries, in .supp syntax that Valgrind also
+ * reads (threads: the lp_supp_add_builtin_threads set instead). */
+const char *lp_supp_builtin_text(bool threads);
+
 /* Number of entries loaded (indices are 0..count-1, in load order). */
 int lp_supp_count(const struct lp_supp *supp);
 

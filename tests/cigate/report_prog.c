@@ -13,6 +13,7 @@
  *   report_prog report JSON SARIF ROOT   write both reports
  *   report_prog load FILE            lp_supp_load: "loaded N" or "error: ..."
  *   report_prog tmatch TEMPLATE STR  lp_supp_lsan_match: 1 or 0
+ *   report_prog builtin runtime|threads   print the built-in entries
  *
  * The frames leakprof shows start with its malloc hook; here that first
  * frame is made by hand, everything after it is symbolized for real.
@@ -216,6 +217,10 @@ int main(int argc, char **argv)
         return do_gen(argv[2]);
     if (argc == 3 && strcmp(argv[1], "load") == 0)
         return do_load(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "builtin") == 0) {
+        fputs(lp_supp_builtin_text(strcmp(argv[2], "threads") == 0), stdout);
+        return 0;
+    }
     if (argc == 4 && strcmp(argv[1], "tmatch") == 0) {
         printf("%d\n", lp_supp_lsan_match(argv[2], argv[3]));
         return 0;
