@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/arena.h"
@@ -430,6 +431,94 @@ static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
     }
 }
 
+/*
+ * glibc's main_arena lives in libc's data and points at free chunks and
+ * at the top chunk. A chunk header sits 16 bytes before its user data,
+ * i.e. inside the tail of the previous block, so these words would read
+ * as interior pointers and turn lost blocks into "possibly lost".
+ * Memcheck replaces malloc and has no such state, so it must not be a
+ * root. Find it by its shape: an empty bin's fd and bk both point 16
+ * bytes below the bin itself, and the arenas form a ring through "next"
+ * that comes back to main_arena. Layout (glibc 2.26+, 64-bit): bins at
+ * +112, 254 words; next at +2160; sizeof 2200.
+ */
+#define ARENA_BINS 112
+#define ARENA_NBINS 127
+#define ARENA_NEXT 2160
+#define ARENA_SIZE 2200
+
+static bool peek(uintptr_t a, uintptr_t *out)
+{
+    struct iovec l = {out, sizeof(*out)}, rm = {(void *)a, sizeof(*out)};
+
+    return process_vm_readv(getpid(), &l, 1, &rm, 1, 0) == sizeof(*out);
+}
+
+static bool is_arena_ring(uintptr_t arena)
+{
+    uintptr_t p = arena;
+    int hops;
+
+    for (hops = 0; hops < 256; hops++) {
+        if (!peek(p + ARENA_NEXT, &p) || p == 0)
+            return false;
+        if (p == arena)
+            return true;
+    }
+    return false;
+}
+
+static uintptr_t find_main_arena(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t a;
+
+    for (a = lo; a + 16 <= hi; a += 8) {
+        const uintptr_t *w = (const uintptr_t *)a;
+        int j;
+
+        if (w[0] != a - 16 || w[1] != a - 16)
+            continue;
+        /* a is some empty bin's fd: try each bin number it could be. */
+        for (j = 0; j < ARENA_NBINS; j++) {
+            uintptr_t arena = a - 16 * (uintptr_t)j - ARENA_BINS;
+
+            if (arena < lo)
+                break;
+            if (arena + ARENA_SIZE <= hi && is_arena_ring(arena))
+                return arena;
+        }
+    }
+    return 0;
+}
+
+static void exclude_malloc_state(struct roots *r, const struct pmap *info)
+{
+    size_t i;
+
+    for (i = 0; i < r->nmaps; i++) {
+        const struct lp_scan_map *m = &r->maps[i];
+        const char *base = strrchr(info[i].path, '/');
+        uintptr_t hi = m->hi, arena;
+
+        if (base == NULL || (strncmp(base, "/libc.so", 8) != 0 &&
+                             strncmp(base, "/libc-", 6) != 0))
+            continue;
+        if ((m->flags & (LP_SCAN_MAP_R | LP_SCAN_MAP_W)) !=
+            (LP_SCAN_MAP_R | LP_SCAN_MAP_W))
+            continue;
+        /* .data is file-backed; .bss follows as an anonymous mapping. */
+        if (i + 1 < r->nmaps && r->maps[i + 1].lo == m->hi &&
+            info[i + 1].path[0] == '\0' &&
+            (r->maps[i + 1].flags & LP_SCAN_MAP_W))
+            hi = r->maps[i + 1].hi;
+        arena = find_main_arena(m->lo, hi);
+        if (arena) {
+            exclude(r, arena, arena + ARENA_SIZE);
+            return;
+        }
+    }
+}
+
 static void collect_roots(struct roots *r, const struct pmap *info,
                           const struct lp_scan_block *blocks, size_t nb,
                           const struct buf *own, size_t nown)
@@ -441,6 +530,7 @@ static void collect_roots(struct roots *r, const struct pmap *info,
         exclude(r, (uintptr_t)own[i].p, (uintptr_t)own[i].p + own[i].len);
     lp_arena_for_each_range(exclude_arena, r);
     lp_threads_for_each(thread_roots, r);
+    exclude_malloc_state(r, info);
 
     for (i = 0; i < r->nmaps; i++) {
         const struct lp_scan_map *m = &r->maps[i];
