@@ -58,6 +58,7 @@ struct lp_supp {
     int n, cap;
     int *order;     /* Valgrind entries only, head = highest priority */
     int norder;
+    int max_callers; /* frame lines used per entry, 0 = all */
 };
 
 /* Memcheck's error kinds; anything else after "Memcheck:" is fatal in
@@ -716,18 +717,20 @@ static bool pat_matches(const struct pat *pt, const struct lp_sym_frame *f)
  * ok[j]: patterns i.. match a prefix of frames j.. . Computed for i from
  * the last pattern down; after the last pattern anything may follow.
  */
-static bool valgrind_matches(const struct entry *e,
+static bool valgrind_matches(const struct entry *e, int npats,
                              const struct lp_sym_frame *frames, int n)
 {
     bool a[LP_SUPP_MAX_FRAMES + 1], b[LP_SUPP_MAX_FRAMES + 1];
     bool *next = a, *cur = b, *t;
     int i, j;
 
+    if (npats <= 0 || npats > e->npats)
+        npats = e->npats;
     if (n > LP_SUPP_MAX_FRAMES)
         n = LP_SUPP_MAX_FRAMES;
     for (j = 0; j <= n; j++)
         next[j] = true;
-    for (i = e->npats - 1; i >= 0; i--) {
+    for (i = npats - 1; i >= 0; i--) {
         const struct pat *pt = &e->pats[i];
 
         if (pt->type == PAT_DOTS) {
@@ -784,10 +787,17 @@ int lp_supp_match(struct lp_supp *supp, enum lp_kind kind,
     for (i = 0; i < supp->norder; i++) {
         const struct entry *e = &supp->e[supp->order[i]];
 
-        if ((e->kinds & LP_KIND_BIT(kind)) && valgrind_matches(e, frames, n))
+        if ((e->kinds & LP_KIND_BIT(kind)) &&
+            valgrind_matches(e, supp->max_callers, frames, n))
             return supp->order[i];
     }
     return lsan_match_stack(supp, frames, n);
+}
+
+void lp_supp_set_max_callers(struct lp_supp *supp, int n)
+{
+    if (supp)
+        supp->max_callers = n > 0 ? n : 0;
 }
 
 void lp_supp_note_use(struct lp_supp *supp, int idx, uint64_t bytes,

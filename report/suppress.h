@@ -99,6 +99,14 @@ int lp_supp_add_builtin_threads(struct lp_supp *supp);
  * reads (threads: the lp_supp_add_builtin_threads set instead). */
 const char *lp_supp_builtin_text(bool threads);
 
+/*
+ * Valgrind keeps only the first --num-callers frame lines of an entry
+ * (measured: with --num-callers=2 an entry "malloc, make_block, <wrong>"
+ * matches). Pass leakprof's depth= here to do the same; 0 (the default)
+ * keeps every line.
+ */
+void lp_supp_set_max_callers(struct lp_supp *supp, int n);
+
 /* Number of entries loaded (indices are 0..count-1, in load order). */
 int lp_supp_count(const struct lp_supp *supp);
 

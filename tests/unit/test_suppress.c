@@ -265,6 +265,31 @@ static void test_dots(void **state)
     lp_supp_free(s);
 }
 
+/* Valgrind --num-callers=2 with "malloc, make_block, XXX": matches. */
+static void test_max_callers(void **state)
+{
+    struct lp_supp *s = lp_supp_new();
+    char err[128];
+
+    (void)state;
+    assert_int_equal(lp_supp_load_string(s, "t",
+                                         "{\n t\n Memcheck:Leak\n fun:malloc\n"
+                                         " fun:make_block\n fun:XXX\n}\n",
+                                         err, sizeof(err)), 1);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, make_block_stack,
+                                   N(make_block_stack)), -1);
+    lp_supp_set_max_callers(s, 3);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, make_block_stack,
+                                   N(make_block_stack)), -1);
+    lp_supp_set_max_callers(s, 2);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, make_block_stack,
+                                   N(make_block_stack)), 0);
+    lp_supp_set_max_callers(s, 0);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, make_block_stack,
+                                   N(make_block_stack)), -1);
+    lp_supp_free(s);
+}
+
 static void test_inlined_frames_count(void **state)
 {
     struct lp_supp *s = lp_supp_new();
@@ -541,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_demangled_fallback_and_src),
         cmocka_unit_test(test_dots),
         cmocka_unit_test(test_inlined_frames_count),
+        cmocka_unit_test(test_max_callers),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_priority_and_used),
         cmocka_unit_test(test_nothing_used_prints_nothing),
