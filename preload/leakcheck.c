@@ -63,6 +63,7 @@ static void load_suppressions(void)
     lc.supp = lp_supp_new();
     if (!lc.supp)
         return;
+    lp_supp_set_max_callers(lc.supp, lp_config.depth);
     if (lp_config.builtin_suppressions)
         lp_supp_add_builtin(lc.supp);
     for (i = 0; i < lp_config.nsuppressions; i++)
