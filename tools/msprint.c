@@ -52,7 +52,6 @@ struct tree_ctx {
     const struct lp_msprint_opts *o;
     uint64_t total;
     char *prefix;     /* shared prefix buffer, 2 chars per level */
-    bool div_by_zero; /* ms_print would have died */
 };
 
 /* Returns true if n was significant; otherwise adds its bytes to *insig. */
@@ -91,16 +90,12 @@ static bool print_node(struct tree_ctx *c, const struct lp_massif_node *n,
     if (!sig)
         return false;
     if (insig_n > 0) {
-        if (c->total == 0) {
-            c->div_by_zero = true;
-            return true;
-        }
         snprintf(bytes_text, sizeof(bytes_text), "%" PRIu64, insig_sum);
         fwrite(c->prefix, 1, p2len, c->out);
         fprintf(c->out,
                 "->%05.2f%% (%sB) in %zu+ places, all below ms_print's "
                 "threshold (%05.2f%%)\n",
-                percent(insig_sum, c->total),
+                c->total ? percent(insig_sum, c->total) : 0.0,
                 lp_commify(bytes_text, num, sizeof(num)), insig_n,
                 c->o->threshold);
         fwrite(c->prefix, 1, p2len, c->out);
@@ -220,11 +215,6 @@ int lp_msprint(FILE *out, const struct lp_massif *m,
         if (tree == NULL)
             continue;
         print_node(&tc, tree, true, 0, "", "");
-        if (tc.div_by_zero) {
-            free(tc.prefix);
-            return fail(err, errlen,
-                        "illegal division by zero (tree of a zero total)");
-        }
         if (i + 1 < n)
             table_header(out, tu);
     }

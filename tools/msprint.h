@@ -30,9 +30,7 @@ int lp_msprint_parse_threshold(const char *text, double *out);
 /*
  * Print m (best read with LP_MASSIF_READ_MS_PRINT) to out. Like ms_print,
  * the header is printed before the checks that need the snapshots, so a
- * file with zero snapshots, a bad time_unit, or a tree whose children are
- * all below the threshold of a zero total (ms_print divides by zero there)
- * gives the header and then -EINVAL with a message in err ("no snapshots"
+ * file with zero snapshots or a bad time_unit gives the header and then -EINVAL with a message in err ("no snapshots"
  * etc., without file name). -ENOMEM on allocation failure.
  */
 int lp_msprint(FILE *out, const struct lp_massif *m,
