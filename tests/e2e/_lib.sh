@@ -40,7 +40,7 @@ have_valgrind() { command -v valgrind >/dev/null 2>&1; }
 
 # The numbers users compare: total heap usage and the five summary lines.
 summary_numbers() {
-    grep -E 'in use at exit|total heap usage|definitely lost:|indirectly lost:|possibly lost:|still reachable:|suppressed:' "$1" |
+    grep -E 'in use at exit|total heap usage|definitely lost:|indirectly lost:|possibly lost:|still reachable:|suppressed: [0-9,]+ bytes' "$1" |
         sed -E 's/^==[0-9]+== +//'
 }
 

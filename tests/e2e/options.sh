@@ -22,8 +22,9 @@ check "log file holds the report" sh -c "grep -q 'LEAK SUMMARY' '$WORK'/r.[0-9]*
 check "nothing on stderr with log=" [ ! -s "$WORK/pid.err" ]
 
 # The launcher maps --flags onto options and keeps the exit status.
-"$TOP/$O/leakprof" --massif=0 --leak-check=summary -- "$prog" >"$WORK/l.out" 2>"$WORK/l.err"; rc=$?
+"$TOP/$O/leakprof" --massif=0 -- "$prog" >"$WORK/l.out" 2>"$WORK/l.err"; rc=$?
 check "launcher: exit status" [ "$rc" = "$native_rc" ]
+"$TOP/$O/leakprof" --massif=0 --leak-check=summary -- "$SAMPLES/slow_app" >"$WORK/l.out" 2>"$WORK/l.err"
 check "launcher: summary mode" sh -c "grep -q 'LEAK SUMMARY' '$WORK/l.err' && ! grep -q 'loss record' '$WORK/l.err'"
 "$TOP/$O/leakprof" --bogus-flag >/dev/null 2>&1; rc=$?
 check "launcher: usage error" [ "$rc" = 2 ]

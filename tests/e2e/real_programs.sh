@@ -27,7 +27,7 @@ def nums(path):
     t = open(path).read().replace(',', '')
     g = lambda pat: tuple(int(x) for x in re.search(pat, t).groups())
     out = {'use': g(r'in use at exit: (\d+) bytes in (\d+) blocks'),
-           'total': g(r'total heap usage: (\d+) allocs, (\d+) frees, (\d+) bytes')}
+           'total': g(r'total heap usage: (\d+) allocs,? (\d+) frees,? (\d+) bytes')}
     for k in ('definitely lost', 'indirectly lost', 'possibly lost', 'still reachable'):
         m = re.search(k + r': (\d+) bytes in (\d+) blocks', t)
         out[k] = tuple(int(x) for x in m.groups()) if m else (0, 0)
@@ -43,7 +43,7 @@ PY
 }
 if command -v sqlite3 >/dev/null; then
     (cd "$WORK" && LEAKPROF_OPTIONS=massif=0:log=$WORK/lp_sql.txt LD_PRELOAD="$LIB" sqlite3 :memory: <ins.sql >/dev/null)
-    (cd "$WORK" && valgrind --leak-check=full --log-file=$WORK/mc_sql.txt sqlite3 :memory: <ins.sql >/dev/null 2>&1)
+    (cd "$WORK" && valgrind --leak-check=full --log-file="$WORK/mc_sql.txt" sqlite3 :memory: <ins.sql >/dev/null 2>&1)
     check "sqlite3 agrees with memcheck" close_enough "$WORK/lp_sql.txt" "$WORK/mc_sql.txt"
 else
     echo "SKIP: sqlite3 (not installed)"
