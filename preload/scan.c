@@ -119,6 +119,7 @@ enum {
 #define VTABLE_MAX_CHECK 20
 
 static bool vm_readv_broken; /* process_vm_readv is filtered (seccomp) */
+static pid_t self_pid;        /* getpid() is a syscall; cached per scan */
 
 /* --- address space queries ------------------------------------------ */
 
@@ -397,7 +398,7 @@ static void scan_safe(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
         local.iov_len = want;
         remote.iov_base = (void *)lo;
         remote.iov_len = want;
-        got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        got = process_vm_readv(self_pid, &local, 1, &remote, 1, 0);
         if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
             vm_readv_broken = true;
             break;
@@ -456,6 +457,7 @@ void lp_scan_core_begin(struct lp_scan_core *c)
     size_t i;
 
     c->sp = 0;
+    self_pid = getpid(); /* not cached across fork: set per scan */
     c->min_addr = c->nblocks ? c->blocks[0].addr : 1;
     c->max_end = c->nblocks ? block_end(&c->blocks[c->nblocks - 1]) : 1;
     for (i = 0; i < c->nblocks; i++) {
@@ -524,8 +526,15 @@ void lp_scan_core_finish(struct lp_scan_core *c)
              * leader; follow the chain to the surviving one. */
             uint32_t l = b->leader;
 
-            while (c->blocks[l].state == ST_INDIRECT)
-                l = c->blocks[l].leader;
+            while (c->blocks[l].state == ST_INDIRECT) {
+                struct lp_scan_block *lb = &c->blocks[l];
+
+                /* Path halving: chains of absorbed leaders can be as
+                 * long as a lost list (each node absorbing the last). */
+                if (c->blocks[lb->leader].state == ST_INDIRECT)
+                    lb->leader = c->blocks[lb->leader].leader;
+                l = lb->leader;
+            }
             b->leader = l;
             b->kind = LP_KIND_INDIRECT;
             b->heur = LP_HEUR_NONE;

@@ -180,7 +180,10 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     r->start = start;
     r->arg = arg;
     r->user_stack = attr_has_user_stack(attr);
-    r->internal = false;
+    /* Created while holding the guard: one of leakprof's own threads
+     * (the dumper). It blocks all signals, so it could never park; it is
+     * neither stopped nor a root. */
+    r->internal = lp_guard_held;
     r->tid = 0;
     r->stack_lo = r->stack_hi = 0;
     /* A tail call, so that our frame is not in the stacks of what glibc
