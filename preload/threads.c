@@ -44,7 +44,7 @@ struct rec {
 };
 
 /* Slot states: the handshake between the scanner and one handler. */
-enum { SLOT_SIGNALLED = 1, SLOT_PARKED, SLOT_LEFT, SLOT_GONE };
+enum { SLOT_SIGNALLED = 1, SLOT_PARKED, SLOT_LEFT, SLOT_GONE, SLOT_BLOCKED };
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
                          void *(*)(void *), void *);
@@ -416,6 +416,60 @@ static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
     return added;
 }
 
+/* Does tid block our signal? (/proc/PID/task/TID/status, SigBlk.) Such a
+ * thread will not park until it unblocks; no use waiting for it. */
+static bool blocks_stop_signal(pid_t tid)
+{
+    char path[64], buf[2048];
+    int fd, sig = stop_signal();
+    ssize_t n;
+    const char *p;
+    uint64_t mask = 0;
+    pid_t v = tid;
+    char digits[16];
+    int nd = 0, k;
+
+    memcpy(path, "/proc/self/task/", 16);
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    for (k = 0; k < nd; k++)
+        path[16 + k] = digits[nd - 1 - k];
+    memcpy(path + 16 + nd, "/status", 8);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    p = strstr(buf, "SigBlk:");
+    if (p == NULL)
+        return false;
+    for (p += 7; *p == '\t' || *p == ' '; p++)
+        ;
+    for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+        mask = mask * 16 + (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+    return (mask >> (sig - 1)) & 1u;
+}
+
+/* After a short grace period, stop waiting for threads that block us. */
+static void skip_blocked(void)
+{
+    size_t i;
+
+    for (i = 0; i < threads.nslots; i++) {
+        struct lp_stopped_thread *s = &threads.slots[i];
+        int expect = SLOT_SIGNALLED;
+
+        if (lp_load_acquire(&s->state) == SLOT_SIGNALLED &&
+            blocks_stop_signal(s->tid))
+            lp_cas(&s->state, &expect, SLOT_BLOCKED);
+    }
+}
+
 size_t lp_threads_stop(struct lp_stopped_thread **out)
 {
     pid_t pid = getpid(), self = gettid_raw();
@@ -434,16 +488,24 @@ size_t lp_threads_stop(struct lp_stopped_thread **out)
     /* Threads may spawn threads until they are parked: re-read the task
      * list until a pass finds nobody new. */
     for (round = 0; round < 64; round++) {
-        bool all;
+        bool all, checked_blocked;
+        uint64_t round_start;
 
         if (signal_new_threads(pid, self, e) == 0 && round > 0)
             break;
+        checked_blocked = false;
+        round_start = now_ms();
         do {
             all = true;
             for (i = 0; i < threads.nslots; i++)
                 if (lp_load_acquire(&threads.slots[i].state) ==
                     SLOT_SIGNALLED)
                     all = false;
+            if (!all && !checked_blocked && now_ms() >= round_start + 5) {
+                skip_blocked();
+                checked_blocked = true;
+                continue;
+            }
             if (!all)
                 nap();
         } while (!all && now_ms() < deadline);
