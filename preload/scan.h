@@ -64,6 +64,17 @@ struct lp_scan {
 };
 
 /*
+ * Exit path / dumper usage, in this order, holding the guard:
+ *     struct lp_scan sc;
+ *     if (lp_scan_run(&sc) == 0) {     (stops and resumes the threads)
+ *         ... group sc.blocks[] by (kind, stack_id); a DEFINITE block's
+ *         indirect_bytes/indirect_blocks go into its record; copy
+ *         sc.heur_bytes/heur_blocks into the LEAK SUMMARY ...
+ *         lp_scan_release(&sc);
+ *     }
+ * Call it before anything frees program blocks on the way out and after
+ * main returned (lp_process.exit_sp set), from the exiting thread.
+ *
  * Scan the running process. Fills *out (zeroed first) and returns 0, or a
  * negative errno (-ENOMEM when a mapping fails; *out is then empty). The
  * process's other threads are stopped for the duration and resumed before

@@ -83,15 +83,19 @@ int main(void)
     for (i = 0; i < 3; i++)
         pthread_join(w[i], NULL);
 
-    pthread_create(&prod, NULL, producer, NULL);
-    pthread_join(prod, &ret);
-    ((char *)ret)[0] = 'y';
-    ret = NULL; /* the 72-byte block is now definitely lost */
-
+    /* The sleeper first: a thread created after the producer's join would
+     * reuse its cached stack, and glibc's TCB there still holds the
+     * producer's return value (both Memcheck and leakprof then call the
+     * 72-byte block still reachable). */
     pthread_create(&sl, NULL, sleeper, NULL);
     pthread_mutex_lock(&park_lock);
     while (!parked)
         pthread_cond_wait(&park_cond, &park_lock);
     pthread_mutex_unlock(&park_lock);
+
+    pthread_create(&prod, NULL, producer, NULL);
+    pthread_join(prod, &ret);
+    ((char *)ret)[0] = 'y';
+    ret = NULL; /* the 72-byte block is now definitely lost */
     return 0;
 }
