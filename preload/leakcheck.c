@@ -34,10 +34,6 @@
 #include "report/suppress.h"
 #include "report/symbolize.h"
 
-/* TEMPORARY until preload/scan.c provides the live scan. */
-#pragma weak lp_scan_run
-#pragma weak lp_scan_release
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     struct lp_sym *sym;
@@ -81,6 +77,24 @@ static void find_self_obj(void)
     if (dladdr((void *)&lp_leakcheck_run, &info) && info.dli_fname)
         snprintf(lc.self_obj, sizeof(lc.self_obj), "%s", info.dli_fname);
 }
+
+/* Lock held. dlopen may have added modules since the last use. */
+static void refresh_sym(void)
+{
+    if (!lc.sym)
+        lc.sym = lp_sym_new();
+    else
+        lp_sym_refresh(lc.sym);
+}
+
+struct lp_sym *lp_leakcheck_sym_get(void)
+{
+    pthread_mutex_lock(&lock);
+    refresh_sym();
+    return lc.sym;
+}
+
+void lp_leakcheck_sym_put(void) { pthread_mutex_unlock(&lock); }
 
 static int cmp_block_key(const void *a, const void *b)
 {
@@ -396,8 +410,7 @@ unsigned lp_leakcheck_run(bool live)
     set.allocs = t.allocs;
     set.frees = t.frees;
     set.bytes_allocated = t.bytes_allocated;
-    rc = lp_config.leak_check == LP_CHECK_NO && !live ? -1
-         : lp_scan_run ? lp_scan_run(&sc) : -ENOSYS;
+    rc = lp_config.leak_check == LP_CHECK_NO && !live ? -1 : lp_scan_run(&sc);
     if (rc == 0) {
         size_t i;
 
@@ -407,10 +420,7 @@ unsigned lp_leakcheck_run(bool live)
         }
         memcpy(set.heur_bytes, sc.heur_bytes, sizeof(set.heur_bytes));
         memcpy(set.heur_blocks, sc.heur_blocks, sizeof(set.heur_blocks));
-        if (!lc.sym)
-            lc.sym = lp_sym_new();
-        else
-            lp_sym_refresh(lc.sym);
+        refresh_sym();
         rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
         if (rec_of)
             set.recs = group(&sc, &set.nrecs, rec_of);
@@ -433,8 +443,8 @@ unsigned lp_leakcheck_run(bool live)
     }
     if (lc.supp)
         note_suppressed(set.recs, set.nrecs);
-    if (!lc.sym)
-        lc.sym = lp_sym_new();
+    if (rc != 0)
+        refresh_sym();
 
     mem = open_memstream(&buf, &len);
     if (mem) {

@@ -13,10 +13,19 @@
  */
 #include "preload/lp.h"
 
+struct lp_sym;
+
 /* live == false: the exit-time report (HEAP SUMMARY, records, LEAK
  * SUMMARY, trailer). live == true: a live report as Memcheck's monitor
  * command "leak_check full ... increased" prints it, with deltas against
  * the previous live search. Returns the number of error contexts. */
 unsigned lp_leakcheck_run(bool live);
+
+/* The process's one symbolizer (reading debug info is the slow part of
+ * every report), created on first use and refreshed for new modules.
+ * get locks it for the caller (it is not thread-safe); put unlocks. Not
+ * to be called while lp_leakcheck_run runs in the same thread. */
+struct lp_sym *lp_leakcheck_sym_get(void);
+void lp_leakcheck_sym_put(void);
 
 #endif /* LP_PRELOAD_LEAKCHECK_H */

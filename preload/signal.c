@@ -22,6 +22,8 @@
  */
 #include "preload/signal.h"
 
+#include "preload/threads.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -87,6 +89,7 @@ static void *dumper_main(void *arg)
     bool pipe_ok = true;
 
     lp_guard_hold_forever(); /* this thread's own allocations are untracked */
+    lp_threads_self_internal(); /* never stopped, never a root */
     for (;;) {
         if (pipe_ok)
             pipe_ok = wait_pipe(fd);

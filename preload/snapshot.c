@@ -19,6 +19,8 @@
  */
 #include "preload/snapshot.h"
 
+#include "preload/leakcheck.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -842,7 +844,7 @@ static int write_profile(unsigned seq, bool now)
         rc = -ENOMEM;
         goto out;
     }
-    w.sym = lp_sym_new();
+    w.sym = lp_leakcheck_sym_get(); /* shared with the leak report */
     for (i = 0; i < h.n && rc == 0; i++) {
         struct lp_sched_snap *s = &h.s[i];
         struct lp_massif_node *tree = NULL;
@@ -873,7 +875,7 @@ out:
     free(w.frames);
     free(w.nframes);
     if (w.sym)
-        lp_sym_free(w.sym);
+        lp_leakcheck_sym_put();
     lp_massif_free(m);
     free_history(&h);
     return rc;

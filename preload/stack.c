@@ -171,7 +171,7 @@ static int fp_backtrace(void **buf, int max)
 uint32_t lp_stack_capture(void)
 {
     void *buf[LP_STACK_MAX_DEPTH + 16];
-    int want = lp_config.depth + 8 + 6, n, i;
+    int want = lp_config.depth + 8 + 6, n, i, j, k;
 
     if (want > (int)LP_ARRAY_SIZE(buf))
         want = LP_ARRAY_SIZE(buf);
@@ -184,6 +184,12 @@ uint32_t lp_stack_capture(void)
         ;
     if (i > 0)
         i--;
+    /* Further out, our frames are wrappers the program never wrote
+     * (the pthread_create start routine, main's wrapper): drop them. */
+    for (j = k = i + 1; j < n; j++)
+        if (!lp_stack_is_self((uintptr_t)buf[j]))
+            buf[k++] = buf[j];
+    n = k < n ? k : n;
     if (n - i > lp_config.depth + 9)
         n = i + lp_config.depth + 9;
     return lp_stack_intern((const uintptr_t *)(buf + i), n - i);

@@ -58,8 +58,10 @@ void lp_track_alloc(void *p, size_t size)
     if (lp_table_insert((uintptr_t)p, size, id, &stale) == 1) {
         struct lp_stack *os = lp_stack_get(stale.stack_id);
 
+        /* The old block was freed behind our back: forget it here too. */
         if (os)
             lp_stack_note_free(os, stale.size);
+        lp_snapshot_note(stale.size, stale.size, false, stale.stack_id);
     }
     if (s)
         lp_stack_note_alloc(s, size);
