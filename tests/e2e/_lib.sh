@@ -65,3 +65,21 @@ vs_memcheck() { # name ours theirs
         fail "$name"; cat "$WORK/mdiff"
     fi
 }
+
+# Memcheck's report and ours, from HEAP SUMMARY on, with addresses, pids
+# and the preload object's name (theirs vgpreload_memcheck, ours
+# libleakprof.so) normalised: what is left must be identical.
+mc_normalise() {
+    sed -n '/HEAP SUMMARY/,$p' "$1" | sed -E 's/^==[0-9]+==/==/; s/0x[0-9A-F]+/0x/g;
+        s/\(in [^)]*(vgpreload_memcheck-amd64-linux|libleakprof)\.so\)/(in PRELOAD)/;
+        s/\((vg_replace_malloc|hooks|cxx)\.c:[0-9]+\)/(in PRELOAD)/'
+}
+same_as_memcheck() { # name ours theirs
+    local name=$1
+    if ! have_valgrind; then echo "SKIP: $name (no valgrind)"; return; fi
+    if diff -u <(mc_normalise "$3") <(mc_normalise "$2") >"$WORK/fdiff"; then
+        pass "$name"
+    else
+        fail "$name"; head -40 "$WORK/fdiff"
+    fi
+}

@@ -9,4 +9,5 @@ check "slow_app main frame" grep -qE 'by 0x[0-9A-F]+: main \(slow_app.c:50\)' "$
 if have_valgrind; then
     run_mc "$WORK/mc.txt" "--leak-check=full" "$SAMPLES/slow_app"
     vs_memcheck "slow_app vs memcheck" "$WORK/lp.txt" "$WORK/mc.txt"
+    same_as_memcheck "slow_app whole report as memcheck's" "$WORK/lp.txt" "$WORK/mc.txt"
 fi
