@@ -379,6 +379,33 @@ static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
     }
 }
 
+static bool any_valgrind_used(void)
+{
+    int i;
+
+    for (i = 0; lc.supp && i < lp_supp_count(lc.supp); i++) {
+        uint64_t records, bytes, blocks;
+
+        lp_supp_get_use(lc.supp, i, &records, &bytes, &blocks);
+        if (records && !lp_supp_is_lsan(lc.supp, i))
+            return true;
+    }
+    return false;
+}
+
+/* verbosity=1: Memcheck's -s listing, framed as Memcheck frames it. */
+static void list_used(FILE *f, const struct lp_leak_set *set,
+                      const struct lp_leak_opts *o)
+{
+    unsigned e = lp_leaks_errors(set, o), s = lp_leaks_suppressed_errors(set, o);
+
+    fprintf(f, "--%d-- \n", set->pid);
+    lp_supp_print_used_valgrind(lc.supp, f, set->pid);
+    fprintf(f, "==%d== \n", set->pid);
+    fprintf(f, "==%d== ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)\n",
+            set->pid, e, e, s, s);
+}
+
 unsigned lp_leakcheck_run(bool live)
 {
     struct lp_scan sc;
@@ -451,9 +478,10 @@ unsigned lp_leakcheck_run(bool live)
         if (lp_config.log_json)
             lp_leaks_json_supp(mem, &set, lc.sym, &o, lc.supp);
         else {
+            o.list_suppressions = lp_config.verbosity > 0 && !live;
             lp_leaks_print(mem, &set, lc.sym, &o);
-            if (lc.supp && !live && lp_config.verbosity > 0)
-                lp_supp_print_used_valgrind(lc.supp, mem, set.pid);
+            if (o.list_suppressions && any_valgrind_used())
+                list_used(mem, &set, &o);
             if (lc.supp && !live)
                 lp_supp_print_used_lsan(lc.supp, mem);
         }

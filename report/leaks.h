@@ -105,6 +105,8 @@ struct lp_leak_opts {
                                 no HEAP SUMMARY, no ERROR SUMMARY,
                                 deltas vs old_* and set->old */
     enum lp_live_delta live_delta; /* live only; zero = increased */
+    bool list_suppressions;  /* Memcheck's -s: no "rerun with: -s" hint;
+                                the caller lists used suppressions */
 };
 
 /* Sort records in Memcheck's order (total bytes, kind, blocks, stack_id). */

@@ -103,3 +103,10 @@ assert d["runs"][0]["results"], "no results"
 else
     echo "SKIP: sarif schema (no jsonschema)"
 fi
+
+# verbosity=1 lists the used suppressions exactly as valgrind -s does.
+if have_valgrind; then
+    lp "suppressions=$WORK/gen.supp:verbosity=1" "$p"
+    (cd "$WORK" && valgrind --leak-check=full -s --suppressions="$WORK/gen.supp" --log-file="$WORK/mcs.txt" "$p" >/dev/null 2>&1)
+    check "used_suppression lines as valgrind -s" diff <(sed -n '/ERROR SUMMARY/,$p' "$WORK/mcs.txt" | sed -E 's/^(==|--)[0-9]+/\1/') <(sed -n '/ERROR SUMMARY/,$p' "$WORK/r.txt" | sed -E 's/^(==|--)[0-9]+/\1/')
+fi
