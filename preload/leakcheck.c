@@ -468,6 +468,9 @@ unsigned lp_leakcheck_run(bool live)
         set.recs = live_deltas(set.recs, &set.nrecs);
         set.old = lc.prev_totals;
     }
+    /* Valgrind meets the records in report order, moving each used entry
+     * to the front of its list: the -s listing shows that order. */
+    lp_leaks_sort(&set);
     if (lc.supp)
         note_suppressed(set.recs, set.nrecs);
     if (rc != 0)
