@@ -100,7 +100,7 @@ report-tests: unit
 check-hotpath: $(O)/libleakprof.so
 	$(Q)tests/check_hotpath.sh $(O)
 
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) check-hotpath
 	$(Q)O=$(O) tests/run.sh
 
 e2e: all

@@ -1,0 +1,32 @@
+#!/bin/sh
+# check_hotpath.sh O - the hot-path rules, checked on the built objects:
+# HOT objects call no stdio, no exit/abort and never the allocator
+# directly (only lp_real.* through pointers and the arena); they include
+# no <stdio.h>; and the library exports exactly what exports.map lists.
+O=${1:-build}
+cd "$(dirname "$0")/.." || exit 2
+hot="hooks track table stack arena real guard cxx"
+banned='^(malloc|calloc|realloc|free|strdup|strndup|printf|fprintf|sprintf|snprintf|vsnprintf|puts|fputs|fwrite|fopen|fdopen|fflush|exit|abort|__printf_chk|__fprintf_chk|__snprintf_chk|__sprintf_chk)$'
+status=0
+for m in $hot; do
+    obj=$O/preload/$m.o
+    [ -f "$obj" ] || { echo "check-hotpath: missing $obj"; status=1; continue; }
+    bad=$(nm -u "$obj" | awk '{print $2}' | sed 's/@.*//' | grep -E "$banned")
+    if [ -n "$bad" ]; then
+        echo "check-hotpath: preload/$m.c calls $(echo $bad)"; status=1
+    fi
+    if grep -q '#include <stdio.h>' "preload/$m.c"; then
+        echo "check-hotpath: preload/$m.c includes <stdio.h>"; status=1
+    fi
+done
+# Every dynamic symbol we define must be one exports.map names.
+allowed=$(sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_;*[:space:]]*\)$/\1/p' preload/exports.map | tr ';' '\n' | sed 's/[[:space:]]//g' | grep -v -E '^(global:|local:|)$')
+for s in $(nm -D --defined-only "$O/libleakprof.so" | awk '{print $3}' | sed 's/@.*//'); do
+    ok=0
+    for a in $allowed; do
+        case $s in $a) ok=1; break ;; esac
+    done
+    [ $ok = 1 ] || { echo "check-hotpath: exported but not in exports.map: $s"; status=1; }
+done
+[ $status = 0 ] && echo "check-hotpath: ok"
+exit $status
