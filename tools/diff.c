@@ -195,11 +195,11 @@ int lp_diff_print(FILE *out, const struct lp_massif *a, const char *an,
     if (sb < 0)
         sb = lp_default_snapshot(b);
     if (sa < 0 || (size_t)sa >= lp_massif_count(a)) {
-        snprintf(err, errlen, "'%s' has no snapshot %ld", an, sa);
+        snprintf(err, errlen, "%s: no snapshot %ld", an, sa);
         return -EINVAL;
     }
     if (sb < 0 || (size_t)sb >= lp_massif_count(b)) {
-        snprintf(err, errlen, "'%s' has no snapshot %ld", bn, sb);
+        snprintf(err, errlen, "%s: no snapshot %ld", bn, sb);
         return -EINVAL;
     }
     s.path = calloc(LP_MASSIF_MAX_DEPTH + 2, sizeof(*s.path));
@@ -214,7 +214,8 @@ int lp_diff_print(FILE *out, const struct lp_massif *a, const char *an,
 
     /* Merge equal keys (the same site may also occur several times in one
      * tree when two call sites share a line). */
-    qsort(s.v, s.n, sizeof(*s.v), cmp_key);
+    if (s.n > 1)
+        qsort(s.v, s.n, sizeof(*s.v), cmp_key);
     for (size_t i = 0; i < s.n; i++) {
         if (w > 0 && strcmp(s.v[w - 1].key, s.v[i].key) == 0) {
             s.v[w - 1].before += s.v[i].before;
@@ -225,7 +226,8 @@ int lp_diff_print(FILE *out, const struct lp_massif *a, const char *an,
         s.v[w++] = s.v[i];
     }
     s.n = w;
-    qsort(s.v, s.n, sizeof(*s.v), cmp_growth);
+    if (s.n > 1)
+        qsort(s.v, s.n, sizeof(*s.v), cmp_growth);
 
     fputs("leakprint diff: heap growth per allocation site\n", out);
     describe(out, "before:", a, an, (size_t)sa);

@@ -25,7 +25,7 @@ long lp_default_snapshot(const struct lp_massif *m);
  * Print the diff from snapshot sa of a (named an) to snapshot sb of b;
  * sa/sb of -1 mean lp_default_snapshot(). Rows are sorted by growth,
  * largest first, then by site text; a totals block closes the table.
- * Returns 0, -EINVAL with err set ("'FILE' has no snapshot 7"), or -ENOMEM.
+ * Returns 0, -EINVAL with err set ("FILE: no snapshot 7"), or -ENOMEM.
  */
 int lp_diff_print(FILE *out, const struct lp_massif *a, const char *an,
                   long sa, const struct lp_massif *b, const char *bn, long sb,

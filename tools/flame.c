@@ -177,7 +177,8 @@ static uint64_t finish_tree(struct fnode *f, int depth, int *maxdepth)
 
     if (depth > *maxdepth)
         *maxdepth = depth;
-    qsort(f->kids, f->nkids, sizeof(*f->kids), cmp_fnode);
+    if (f->nkids > 1)
+        qsort(f->kids, f->nkids, sizeof(*f->kids), cmp_fnode);
     for (size_t i = 0; i < f->nkids; i++)
         t += finish_tree(f->kids[i], depth + 1, maxdepth);
     f->total = t;
@@ -190,14 +191,14 @@ static int pick(const struct lp_massif *m, const char *name, long snap,
     if (snap < 0)
         snap = lp_default_snapshot(m);
     if (snap < 0 || (size_t)snap >= lp_massif_count(m)) {
-        snprintf(err, errlen, "'%s' has no snapshot %ld", name, snap);
+        snprintf(err, errlen, "%s: no snapshot %ld", name, snap);
         return -1;
     }
     if (lp_massif_snap_tree(m, (size_t)snap) == NULL) {
         snprintf(err, errlen,
-                 "snapshot %ld of '%s' has no heap tree (pick a detailed "
-                 "one with --snapshot=N)",
-                 snap, name);
+                 "%s: snapshot %ld has no heap tree (pick a detailed one "
+                 "with --snapshot=N)",
+                 name, snap);
         return -1;
     }
     return (int)snap;
