@@ -1,0 +1,82 @@
+#!/bin/bash
+# features.sh - beyond ms_print: --flamegraph=folded|svg and --diff,
+# checked against numbers taken from the massif files with awk.
+. "$(dirname "$0")/_lib.sh"
+cd "$FIX" || exit 1
+ok() { if "$@"; then echo "PASS: $name"; else echo "FAIL: $name"; fi; }
+
+# The tree root's bytes of the peak snapshot (or of snapshot N).
+root_bytes() { # FILE [N]
+    awk -v want="${2:--1}" '
+        /^snapshot=/ { n = substr($0, 10) + 0 }
+        /^heap_tree=/ { t = substr($0, 11); getline;
+            if ((want < 0 && t == "peak") || n == want) { split($2, a, " "); print $2; exit } }' "$1"
+}
+snap_total() { # FILE N
+    awk -v want="$2" '
+        /^snapshot=/ { n = substr($0, 10) + 0 }
+        n == want && /^mem_(heap|heap_extra|stacks)_B=/ { split($0, a, "="); s += a[2] }
+        END { print s }' "$1"
+}
+
+for f in example-prog1 example-cpp1 nested-B cpp-B sqlite3-insert python3 gcc-cc1 threads-B; do
+    file=$f.massif.out
+    grep -q '^heap_tree=peak' "$file" || continue
+    "$LP" --flamegraph=folded "$file" > "$TMPD/folded"
+    name="folded/$f/sum-equals-root-bytes"
+    ok test "$(awk '{ s += $NF } END { print s + 0 }' "$TMPD/folded")" = "$(root_bytes "$file")"
+    name="folded/$f/format"
+    ok awk 'NF < 2 || $NF !~ /^[0-9]+$/ || $NF == 0 || /^;/ { bad = 1 } END { exit bad }' "$TMPD/folded"
+    "$LP" --flamegraph=svg "$file" > "$TMPD/f.svg"
+    name="svg/$f/well-formed-xml"
+    ok python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(0 if r.tag.endswith("svg") and len(r.findall(".//{http://www.w3.org/2000/svg}rect")) > 1 else 1)' "$TMPD/f.svg"
+done
+
+# prog1's peak (FORMATS.md 2.8): the stacks, outermost first.
+"$LP" --flamegraph=folded example-prog1.massif.out > "$TMPD/folded"
+name="folded/prog1/stacks"
+ok grep -qx 'main;mid_alloc;leaf_alloc 10000' "$TMPD/folded"
+ok grep -qx 'main;leaf_alloc 10000' "$TMPD/folded"
+ok grep -qx 'main 4096' "$TMPD/folded"
+# --snapshot picks another tree; snapshot 9 holds 9,000 bytes.
+"$LP" --flamegraph=folded --snapshot=9 example-prog1.massif.out > "$TMPD/folded9"
+name="folded/prog1/snapshot-9"
+ok grep -qx 'main;mid_alloc;leaf_alloc 9000' "$TMPD/folded9"
+name="folded/prog1/snapshot-without-tree-fails"
+ok test "$("$LP" --flamegraph=folded --snapshot=3 example-prog1.massif.out 2>&1 >/dev/null; echo $?)" = "leakprint: example-prog1.massif.out: snapshot 3 has no heap tree (pick a detailed one with --snapshot=N)
+1"
+name="svg/cpp1/escapes-xml"
+"$LP" --flamegraph=svg example-cpp1.massif.out > "$TMPD/c.svg"
+ok grep -q '&lt;' "$TMPD/c.svg"
+
+# diff: totals come from the files; rows are sorted by growth.
+for pair in "example-prog1.massif.out:9 example-prog1.massif.out:37" \
+            "example-prog1.massif.out:37 example-prog1.massif.out:74" \
+            "nested-B.massif.out nested-stacks.massif.out" \
+            "sqlite3-insert.massif.out:5 sqlite3-insert.massif.out"; do
+    # shellcheck disable=SC2086
+    "$LP" --diff $pair > "$TMPD/diff" || { echo "FAIL: diff $pair (exit)"; continue; }
+    set -- $pair
+    fa=${1%%:*}; fb=${2%%:*}
+    na=$(sed -n "s/^before: '[^']*' snapshot \([0-9]*\).*/\1/p" "$TMPD/diff")
+    nb=$(sed -n "s/^after:  '[^']*' snapshot \([0-9]*\).*/\1/p" "$TMPD/diff")
+    case $1 in *:*) [ "$na" = "${1##*:}" ] || echo "FAIL: diff $pair picks snapshot ${1##*:}" ;; esac
+    want=$(( $(snap_total "$fb" "$nb") - $(snap_total "$fa" "$na") ))
+    got=$(awk '$NF == "total" { g = $1; gsub(/[+,]/, "", g); print g }' "$TMPD/diff")
+    name="diff/$pair/total-growth"
+    ok test "$got" = "$want"
+    name="diff/$pair/sorted-by-growth"
+    ok awk '/^-----/ { sec++; next } sec == 2 && $1 ~ /^[-+0-9]/ { g = $1; gsub(/[+,]/, "", g); g += 0; if (seen && g > prev) bad = 1; prev = g; seen = 1 } END { exit bad }' "$TMPD/diff"
+done
+"$LP" --diff example-prog1.massif.out:9 example-prog1.massif.out:37 > "$TMPD/diff"
+name="diff/prog1/default-is-peak"
+"$LP" --diff example-prog1.massif.out:9 example-prog1.massif.out > "$TMPD/diff2"
+ok cmp -s "$TMPD/diff" "$TMPD/diff2"
+name="diff/prog1/site-row"
+ok grep -q '^ *+1,000 *9,000 *10,000  leaf_alloc (prog1.c:6)$' "$TMPD/diff"
+name="diff/nofree/default-is-last-snapshot"
+"$LP" --diff example-nofree.massif.out:0 example-nofree.massif.out > "$TMPD/diff"
+last=$(grep -c '^snapshot=' example-nofree.massif.out)
+ok grep -q "^after:  'example-nofree.massif.out' snapshot $((last - 1))," "$TMPD/diff"
+name="diff/no-such-snapshot"
+ok test "$("$LP" --diff example-prog1.massif.out:999 example-prog1.massif.out 2>&1 >/dev/null)" = "leakprint: example-prog1.massif.out: no snapshot 999"
