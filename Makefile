@@ -85,6 +85,14 @@ $(O)/leakprof: $(O)/tools/leakprof.o
 $(O)/samples/%: samples/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
+
+# A sample whose linked library allocates in its constructor.
+$(O)/samples/libctorlib.so: samples/lib/ctorlib.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/before_main: samples/before_main.c $(O)/samples/libctorlib.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/samples -lctorlib -Wl,-rpath,'$$ORIGIN'
+
 $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<

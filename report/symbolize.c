@@ -441,6 +441,11 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 
     n = expand_inlines(sym, mod, addr, out, max);
     symname = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+    /* Valgrind ignores untyped, sizeless labels (ld.so's _dl_start_user):
+     * an address past one is "???" there, and must be here too. */
+    if (symname != NULL && GELF_ST_TYPE(esym.st_info) == STT_NOTYPE &&
+        esym.st_size == 0)
+        symname = NULL;
     if (symname != NULL)
         symname = preferred_alias(sym, mod, addr - off, symname);
     if (symname == NULL || symname[0] == '\0')

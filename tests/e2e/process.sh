@@ -1,0 +1,19 @@
+# Allocations before main (a linked library's constructor, the program's
+# own) are seen; a forked child leaving by _exit writes its own report with
+# the parent's history and its own leak; trace_children=no keeps it quiet.
+. "$(dirname "$0")/_lib.sh"
+p=$SAMPLES/before_main
+run_lp "$WORK/bm.txt" "show_leak_kinds=all" "$p"
+check "constructor leak seen" grep -q 'by 0x[0-9A-F]*: ctorlib_alloc (ctorlib.c:' "$WORK/bm.txt"
+if have_valgrind; then
+    run_mc "$WORK/bm.mc" "--leak-check=full --show-leak-kinds=all" "$p"
+    same_as_memcheck "before_main whole report as memcheck's" "$WORK/bm.txt" "$WORK/bm.mc"
+fi
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/fc.%p" LD_PRELOAD="$LIB" "$SAMPLES/fork_child"); rc=$?
+check "fork: exit status" [ "$rc" = 0 ]
+check "fork: two reports" [ "$(ls "$WORK"/fc.* | wc -l)" = 2 ]
+check "fork: child report has both leaks" sh -c "grep -l '222 bytes in 1 blocks are definitely lost in loss record 2 of 2' '$WORK'/fc.* | xargs grep -q '111 bytes in 1 blocks are definitely lost in loss record 1 of 2'"
+check "fork: parent report has its own" sh -c "grep -q '111 bytes in 1 blocks are definitely lost in loss record 1 of 1' '$WORK'/fc.*"
+rm -f "$WORK"/fc.*
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:trace_children=no:log=$WORK/fc.%p" LD_PRELOAD="$LIB" "$SAMPLES/fork_child")
+check "trace_children=no: parent only" [ "$(ls "$WORK"/fc.* | wc -l)" = 1 ]
