@@ -18,7 +18,7 @@ check() { # name cond...
 
 # Strip what changes from run to run: pids, addresses, our library's path.
 lp_filter() {
-    sed -E -e 's/^==[0-9]+==/==PID==/' -e 's/^--[0-9]+--/--PID--/' \
+    sed -E -e "s#$TOP/##g" -e 's/^==[0-9]+==/==PID==/' -e 's/^--[0-9]+--/--PID--/' \
         -e 's/0x[0-9A-Fa-f]+/0x.../g' \
         -e "s#\\(in [^)]*/libleakprof\\.so\\)#(in libleakprof.so)#" \
         -e 's#\(in /usr/lib/x86_64-linux-gnu/#(in /lib/#; s#\(in /lib/x86_64-linux-gnu/#(in /lib/#'
