@@ -4,8 +4,7 @@
  * starts "at operator new(unsigned long)" as under Memcheck, instead of
  * "at malloc" followed by libstdc++'s frame.
  *
- * The common path allocates with the real malloc and records the block
- * with this function as the hook frame. When the real malloc fails, the
+ * The common path allocates through our own malloc hook. When the real malloc fails, the
  * next definition (libstdc++'s) takes over: it runs the new_handler loop
  * and throws std::bad_alloc (or returns NULL for nothrow) exactly as the
  * program expects; its retry goes through our malloc hook and is tracked
@@ -19,8 +18,6 @@
 #include <stdlib.h>
 
 #include "preload/lp.h"
-#include "preload/real.h"
-#include "preload/track.h"
 
 typedef void *(*new_fn)(size_t);
 typedef void *(*new_nt_fn)(size_t, const void *);
@@ -37,30 +34,25 @@ static void *next(const char *name)
     return fn;
 }
 
+/*
+ * The allocation itself goes through our malloc/posix_memalign hooks: the
+ * stack capture keeps the outermost of our frames, which is this operator,
+ * so the record still starts "at operator new(...)". The result is tested
+ * after the call, so the compiler cannot turn it into a tail call that
+ * would drop this frame.
+ */
 static inline void *plain(size_t size)
 {
-    void *p;
-
-    if (LP_UNLIKELY(!lp_track_init()))
-        return lp_boot_alloc(size, 16);
-    p = lp_real.malloc(size);
-    if (LP_LIKELY(p != NULL))
-        lp_track_alloc(p, size);
-    return p;
+    return malloc(size);
 }
 
 static inline void *aligned(size_t size, size_t align)
 {
     void *p = NULL;
 
-    if (LP_UNLIKELY(!lp_track_init()))
-        return lp_boot_alloc(size, align);
     if (align < sizeof(void *))
         align = sizeof(void *);
-    if (lp_real.posix_memalign(&p, align, size ? size : 1) != 0)
-        return NULL;
-    lp_track_alloc(p, size);
-    return p;
+    return posix_memalign(&p, align, size ? size : 1) == 0 ? p : NULL;
 }
 
 /* operator new(unsigned long) */

@@ -242,18 +242,11 @@ static int write_record(FILE *out, const struct lp_loss_record *r, size_t i,
     return 0;
 }
 
-static const struct lp_leak_opts default_opts = {
-    .leak_check = LP_CHECK_FULL,
-    .show_kinds = LP_KINDS_DEFAULT,
-    .error_kinds = LP_KINDS_DEFAULT,
-    .depth = DEFAULT_DEPTH,
-};
-
 int lp_leaks_json_supp(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                        const struct lp_leak_opts *opts,
                        const struct lp_supp *supp)
 {
-    const struct lp_leak_opts *o = opts ? opts : &default_opts;
+    const struct lp_leak_opts *o = opts ? opts : &lp_leak_opts_default;
     uint64_t kb[LP_KIND_COUNT] = { 0 }, kn[LP_KIND_COUNT] = { 0 };
     uint64_t sb = 0, sn = 0;
     unsigned errors, serrors;

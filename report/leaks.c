@@ -91,7 +91,7 @@ void lp_leaks_sort(struct lp_leak_set *set)
         qsort(set->recs, set->nrecs, sizeof(set->recs[0]), cmp_records);
 }
 
-static const struct lp_leak_opts default_opts = {
+const struct lp_leak_opts lp_leak_opts_default = {
     .leak_check = LP_CHECK_FULL,
     .show_kinds = LP_KINDS_DEFAULT,
     .error_kinds = LP_KINDS_DEFAULT,
@@ -130,7 +130,7 @@ static bool counts_as_error(const struct lp_loss_record *r,
 unsigned lp_leaks_errors(const struct lp_leak_set *set,
                          const struct lp_leak_opts *opts)
 {
-    const struct lp_leak_opts *o = opts != NULL ? opts : &default_opts;
+    const struct lp_leak_opts *o = opts != NULL ? opts : &lp_leak_opts_default;
     unsigned n = 0;
     size_t i;
 
@@ -143,7 +143,7 @@ unsigned lp_leaks_errors(const struct lp_leak_set *set,
 unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
                                     const struct lp_leak_opts *opts)
 {
-    const struct lp_leak_opts *o = opts != NULL ? opts : &default_opts;
+    const struct lp_leak_opts *o = opts != NULL ? opts : &lp_leak_opts_default;
     unsigned n = 0;
     size_t i;
 
@@ -392,7 +392,7 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts)
 {
     struct writer w = { .f = out, .pid = set->pid, .err = 0 };
-    struct lp_leak_opts o = opts != NULL ? *opts : default_opts;
+    struct lp_leak_opts o = opts != NULL ? *opts : lp_leak_opts_default;
     char a[32], b[32], c[32];
     size_t i;
     int rc;

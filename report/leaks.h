@@ -109,6 +109,10 @@ struct lp_leak_opts {
                                 the caller lists used suppressions */
 };
 
+/* Memcheck's defaults (full, definite+possible shown and errors, depth
+ * 30): what the writers use when given NULL options. */
+extern const struct lp_leak_opts lp_leak_opts_default;
+
 /* Sort records in Memcheck's order (total bytes, kind, blocks, stack_id). */
 void lp_leaks_sort(struct lp_leak_set *set);
 

@@ -266,13 +266,6 @@ static int write_result(FILE *out, const struct lp_loss_record *r, size_t i,
     return 0;
 }
 
-static const struct lp_leak_opts default_opts = {
-    .leak_check = LP_CHECK_FULL,
-    .show_kinds = LP_KINDS_DEFAULT,
-    .error_kinds = LP_KINDS_DEFAULT,
-    .depth = 30,
-};
-
 struct sym_ctx {
     struct lp_sym *sym;
     const struct lp_leak_opts *o;
@@ -289,7 +282,7 @@ static int sym_frames(void *ctx, const struct lp_loss_record *r,
 int lp_leaks_sarif(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts, const char *srcroot)
 {
-    struct sym_ctx c = { sym, opts ? opts : &default_opts };
+    struct sym_ctx c = { sym, opts ? opts : &lp_leak_opts_default };
 
     return lp_leaks_sarif_frames(out, set, c.o, srcroot, sym_frames, &c);
 }
@@ -298,7 +291,7 @@ int lp_leaks_sarif_frames(FILE *out, struct lp_leak_set *set,
                           const struct lp_leak_opts *opts, const char *srcroot,
                           lp_sarif_frames_fn frames_fn, void *ctx)
 {
-    const struct lp_leak_opts *o = opts ? opts : &default_opts;
+    const struct lp_leak_opts *o = opts ? opts : &lp_leak_opts_default;
     char *root = NULL;
     size_t i;
     int k, rc = 0;
