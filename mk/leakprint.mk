@@ -24,3 +24,8 @@ fuzz-run: $(O)/fuzz/fuzz_massif
 	$(O)/fuzz/fuzz_massif -max_total_time=$(FUZZ_TIME) -max_len=65536 \
 	  -timeout=10 -rss_limit_mb=2048 -artifact_prefix=tests/fuzz/crashes/ \
 	  tests/fuzz/corpus
+
+# 100 MB massif file: leakprint vs ms_print wall time (not part of test).
+.PHONY: leakprint-bench
+leakprint-bench: $(O)/leakprint
+	$(Q)O=$(O) tests/leakprint/_bench.sh 100
