@@ -10,7 +10,6 @@
 #include "preload/table.h"
 
 #include <errno.h>
-#include <pthread.h>
 
 #include "preload/htable.h"
 
@@ -22,7 +21,7 @@ struct entry {
 #define SLAB_ENTRIES 256
 
 static struct shard {
-    pthread_mutex_t lock;
+    int lock; /* lp_spin_lock */
     struct entry *map;
     struct entry *free; /* chained through hh.next */
     size_t count;
@@ -71,7 +70,7 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
     bool htable_oom = false;
     int ret = 0;
 
-    pthread_mutex_lock(&s->lock);
+    lp_spin_lock(&s->lock);
     HASH_FIND(hh, s->map, &addr, sizeof(addr), old);
     if (old) {
         /* The real allocator handed out an address we still track: a
@@ -81,12 +80,12 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
         old->b.size = size;
         old->b.stack_id = stack_id;
         old->b.seq = lp_add_relaxed(&next_seq, 1);
-        pthread_mutex_unlock(&s->lock);
+        lp_spin_unlock(&s->lock);
         return 1;
     }
     e = entry_get(s);
     if (!e) {
-        pthread_mutex_unlock(&s->lock);
+        lp_spin_unlock(&s->lock);
         return -ENOMEM;
     }
     e->b.addr = addr;
@@ -100,7 +99,7 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
     } else {
         s->count++;
     }
-    pthread_mutex_unlock(&s->lock);
+    lp_spin_unlock(&s->lock);
     return ret;
 }
 
@@ -109,10 +108,10 @@ int lp_table_remove(uintptr_t addr, struct lp_block *out)
     struct shard *s = shard_of(addr);
     struct entry *e;
 
-    pthread_mutex_lock(&s->lock);
+    lp_spin_lock(&s->lock);
     HASH_FIND(hh, s->map, &addr, sizeof(addr), e);
     if (!e) {
-        pthread_mutex_unlock(&s->lock);
+        lp_spin_unlock(&s->lock);
         return -ENOENT;
     }
     HASH_DELETE(hh, s->map, e);
@@ -120,7 +119,7 @@ int lp_table_remove(uintptr_t addr, struct lp_block *out)
     if (out)
         *out = e->b;
     entry_put(s, e);
-    pthread_mutex_unlock(&s->lock);
+    lp_spin_unlock(&s->lock);
     return 0;
 }
 
@@ -129,11 +128,11 @@ int lp_table_find(uintptr_t addr, struct lp_block *out)
     struct shard *s = shard_of(addr);
     struct entry *e;
 
-    pthread_mutex_lock(&s->lock);
+    lp_spin_lock(&s->lock);
     HASH_FIND(hh, s->map, &addr, sizeof(addr), e);
     if (e && out)
         *out = e->b;
-    pthread_mutex_unlock(&s->lock);
+    lp_spin_unlock(&s->lock);
     return e ? 0 : -ENOENT;
 }
 
@@ -152,10 +151,10 @@ void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
     struct entry *e, *tmp;
 
     for (i = 0; i < LP_TABLE_SHARDS; i++) {
-        pthread_mutex_lock(&shards[i].lock);
+        lp_spin_lock(&shards[i].lock);
         HASH_ITER(hh, shards[i].map, e, tmp)
             fn(&e->b, arg);
-        pthread_mutex_unlock(&shards[i].lock);
+        lp_spin_unlock(&shards[i].lock);
     }
 }
 
@@ -164,7 +163,7 @@ void lp_table_lock_all(void)
     size_t i;
 
     for (i = 0; i < LP_TABLE_SHARDS; i++)
-        pthread_mutex_lock(&shards[i].lock);
+        lp_spin_lock(&shards[i].lock);
 }
 
 void lp_table_unlock_all(void)
@@ -172,7 +171,7 @@ void lp_table_unlock_all(void)
     size_t i;
 
     for (i = LP_TABLE_SHARDS; i-- > 0;)
-        pthread_mutex_unlock(&shards[i].lock);
+        lp_spin_unlock(&shards[i].lock);
 }
 
 void lp_table_atfork_child(void)
@@ -180,5 +179,5 @@ void lp_table_atfork_child(void)
     size_t i;
 
     for (i = 0; i < LP_TABLE_SHARDS; i++)
-        pthread_mutex_init(&shards[i].lock, NULL);
+        shards[i].lock = 0;
 }
