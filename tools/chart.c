@@ -141,8 +141,15 @@ int lp_chart_print(FILE *out, const struct lp_chart_point *pts, size_t n,
         prev_x = x;
         if (t == end_time)
             x = width;
-        else
-            x = (long long)((t / end_time) * width) + 1;
+        else {
+            double col = (t / end_time) * width;
+
+            /* Columns past X are never printed and a gap fill stops at
+             * X, so every x > X draws the same picture as X + 1; the
+             * clamp only keeps huge times (a non-monotonic file) from
+             * overflowing the conversion. */
+            x = col >= width ? width + 1 : (long long)col + 1;
+        }
         if (prev_ymax > 0)
             for (long long c = prev_x + 1; c < x; c++)
                 if (c >= 0 && c <= width)

@@ -3,6 +3,10 @@
 # Needs valgrind 3.19 (massif, ms_print), gcc, g++, sqlite3, python3.
 # Not a test case (leading '_'): run it by hand, review, commit the result.
 #   tests/leakprint/_make_fixtures.sh
+# The quirk-*.massif.out files are written by hand (ms_print lenient-reader
+# corner cases: comments, indentation, several desc lines, no desc, odd
+# snapshot numbers, several peaks, non-monotonic and huge values) and are
+# kept; "--outputs-only" just re-renders the expected outputs.
 # Each NAME.massif.out gets NAME.OPTSET.txt = ms_print's output for each
 # option set in _optsets.sh, rendered from inside the fixtures directory.
 set -e
