@@ -39,9 +39,6 @@
 #include "report/massif.h"
 #include "report/symbolize.h"
 
-#define CTX_DIR_BITS 12
-#define CTX_CHUNK (1u << CTX_DIR_BITS)
-#define CTX_DIR_SIZE (1u << 12)
 #define MAX_SNAPS 1000
 
 /* A detailed snapshot as recorded on the hot path: the contexts with
@@ -58,9 +55,12 @@ struct raw_tree {
 };
 
 static struct {
-    /* Hot, read or written on every event. */
-    uint64_t heap, extra;
-    uint64_t time; /* B and i units */
+    /* Hot, written on every event: two atomics per event. heap is the
+     * useful heap; grow and shrink sum (requested + slop + 8) over the
+     * events that grew and that shrank the heap. So heap + extra is
+     * grow - shrink and Massif's byte time is grow + shrink. */
+    uint64_t heap, grow, shrink;
+    uint64_t time; /* i unit only: events counted */
     int64_t earliest_next;
     uint64_t peak_limit;
     bool enabled;
@@ -81,37 +81,28 @@ static struct {
     .write_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* Per-stack-id context bytes, two-level like stack.c's directory. */
-static uint64_t *ctx_dir[CTX_DIR_SIZE];
-static uint64_t ctx_lost; /* bytes of ids we could not give a slot */
 
 /* ------------------------------------------------------------------ */
 /* Hot path                                                            */
 
-static uint64_t *ctx_slot(uint32_t id, bool create)
+bool lp_snapshot_active;
+
+/* Live bytes of one allocation context: the stack table's counter. */
+static uint64_t ctx_bytes(uint32_t id)
 {
-    uint32_t hi = id >> CTX_DIR_BITS;
-    uint64_t *chunk;
+    struct lp_stack *st = lp_stack_get(id);
 
-    if (hi >= CTX_DIR_SIZE)
-        return create ? &ctx_lost : NULL;
-    chunk = lp_load_acquire(&ctx_dir[hi]);
-    if (LP_UNLIKELY(!chunk)) {
-        uint64_t *fresh, *expect = NULL;
+    return st ? lp_load_relaxed(&st->live_bytes) : 0;
+}
 
-        if (!create)
-            return NULL;
-        fresh = lp_arena_alloc(sizeof(uint64_t) * CTX_CHUNK);
-        if (!fresh)
-            return &ctx_lost;
-        if (lp_cas(&ctx_dir[hi], &expect, fresh)) {
-            chunk = fresh;
-        } else {
-            lp_arena_free(fresh, sizeof(uint64_t) * CTX_CHUNK);
-            chunk = expect;
-        }
-    }
-    return &chunk[id & (CTX_CHUNK - 1)];
+static uint64_t total_now(void)
+{
+    return lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink);
+}
+
+static uint64_t extra_now(void)
+{
+    return total_now() - lp_load_relaxed(&snap.heap);
 }
 
 static int64_t now_ms(void)
@@ -128,8 +119,10 @@ static int64_t now_ms(void)
  * previous snapshot's, although events of other threads race with us. */
 static int64_t time_locked(void)
 {
-    int64_t t = snap.unit == LP_TIME_MS ? now_ms()
-                                        : (int64_t)lp_load_relaxed(&snap.time);
+    int64_t t = snap.unit == LP_TIME_MS  ? now_ms()
+                : snap.unit == LP_TIME_I ? (int64_t)lp_load_relaxed(&snap.time)
+                                         : (int64_t)(lp_load_relaxed(&snap.grow) +
+                                                     lp_load_relaxed(&snap.shrink));
 
     if (t < snap.last_time)
         t = snap.last_time;
@@ -154,12 +147,9 @@ static struct raw_tree *capture(uint64_t *heap)
     size_t size;
     uint64_t sum = 0;
 
-    for (id = 0; id <= n; id++) {
-        uint64_t *c = ctx_slot(id, false);
-
-        if (c && lp_load_relaxed(c))
+    for (id = 0; id <= n; id++)
+        if (ctx_bytes(id))
             cnt++;
-    }
     size = sizeof(*t) + (size_t)cnt * sizeof(t->e[0]);
     t = lp_arena_alloc(size);
     if (!t)
@@ -167,8 +157,7 @@ static struct raw_tree *capture(uint64_t *heap)
     t->size = size;
     t->nstacks = n;
     for (id = 0; id <= n && t->nents < cnt; id++) {
-        uint64_t *c = ctx_slot(id, false);
-        uint64_t b = c ? lp_load_relaxed(c) : 0;
+        uint64_t b = ctx_bytes(id);
 
         if (b) {
             t->e[t->nents].id = id;
@@ -197,7 +186,7 @@ static void take(int kind)
         sn.tree = capture(&sn.heap);
     if (!sn.tree)
         sn.heap = lp_load_relaxed(&snap.heap);
-    sn.extra = lp_load_relaxed(&snap.extra);
+    sn.extra = extra_now();
     lp_sched_add(&snap.sched, &sn);
     publish();
 }
@@ -207,10 +196,11 @@ static LP_NOINLINE void request_normal_slow(void)
     int k;
 
     pthread_mutex_lock(&snap.lock);
-    k = lp_sched_want_normal(&snap.sched,
-                             snap.unit == LP_TIME_MS
-                                 ? now_ms()
-                                 : (int64_t)lp_load_relaxed(&snap.time));
+    k = lp_sched_want_normal(&snap.sched, snap.unit == LP_TIME_MS ? now_ms()
+                                          : snap.unit == LP_TIME_I
+                                              ? (int64_t)lp_load_relaxed(&snap.time)
+                                              : (int64_t)(lp_load_relaxed(&snap.grow) +
+                                                          lp_load_relaxed(&snap.shrink)));
     if (k != LP_SCHED_NONE)
         take(k);
     pthread_mutex_unlock(&snap.lock);
@@ -219,8 +209,7 @@ static LP_NOINLINE void request_normal_slow(void)
 static LP_NOINLINE void request_peak_slow(void)
 {
     pthread_mutex_lock(&snap.lock);
-    if (lp_sched_want_peak(&snap.sched, lp_load_relaxed(&snap.heap) +
-                                            lp_load_relaxed(&snap.extra)) ==
+    if (lp_sched_want_peak(&snap.sched, total_now()) ==
         LP_SCHED_PEAK)
         take(LP_SCHED_PEAK);
     pthread_mutex_unlock(&snap.lock);
@@ -234,72 +223,62 @@ static inline void request_normal(int64_t t)
 
 static inline void request_peak(void)
 {
-    uint64_t total = lp_load_relaxed(&snap.heap) + lp_load_relaxed(&snap.extra);
-
-    if (LP_UNLIKELY(total > lp_load_relaxed(&snap.peak_limit)))
+    if (LP_UNLIKELY(total_now() > lp_load_relaxed(&snap.peak_limit)))
         request_peak_slow();
 }
 
-static inline int64_t advance(uint64_t bytes)
+/* Count one event that grew (or shrank) the heap by use bytes (requested
+ * + slop + 8) and return the time it happened at. */
+static inline int64_t advance(uint64_t use, bool grows)
 {
+    int64_t t;
+
+    if (grows)
+        t = (int64_t)(lp_add_relaxed(&snap.grow, use) +
+                      lp_load_relaxed(&snap.shrink));
+    else
+        t = (int64_t)(lp_add_relaxed(&snap.shrink, use) +
+                      lp_load_relaxed(&snap.grow));
     switch (snap.unit) {
     case LP_TIME_MS:
         return now_ms();
     case LP_TIME_I:
         return (int64_t)lp_add_relaxed(&snap.time, 1);
     default:
-        return (int64_t)lp_add_relaxed(&snap.time, bytes);
+        return t;
     }
 }
 
-void lp_snapshot_note(size_t req, size_t usable, bool is_alloc, uint32_t id)
+void lp_snapshot_before_shrink(void)
 {
-    uint64_t slop = usable > req ? usable - req : 0;
-    uint64_t *c;
+    if (lp_load_relaxed(&snap.enabled))
+        request_peak(); /* Massif takes a peak before a block goes away */
+}
+
+void lp_snapshot_note(size_t req, size_t usable, bool is_alloc)
+{
+    uint64_t use = (usable > req ? usable : req) + 8;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    c = ctx_slot(id, true);
-    if (is_alloc) {
-        /* Context first: a detailed snapshot's root (sum of contexts)
-         * then never lags the counters of the same thread. */
-        lp_add_relaxed(c, req);
+    if (is_alloc)
         lp_add_relaxed(&snap.heap, req);
-        lp_add_relaxed(&snap.extra, slop + 8);
-    } else {
-        /* Massif takes a peak before the block goes away. */
-        request_peak();
-        lp_sub_relaxed(&snap.extra, slop + 8);
+    else
         lp_sub_relaxed(&snap.heap, req);
-        lp_sub_relaxed(c, req);
-    }
-    request_normal(advance(req + slop + 8));
+    request_normal(advance(use, is_alloc));
 }
 
 void lp_snapshot_note_realloc(size_t old_req, size_t old_usable,
-                              uint32_t old_id, size_t new_req,
-                              size_t new_usable, uint32_t new_id)
+                              size_t new_req, size_t new_usable)
 {
-    uint64_t old_slop = old_usable > old_req ? old_usable - old_req : 0;
-    uint64_t new_slop = new_usable > new_req ? new_usable - new_req : 0;
-    uint64_t old_use = old_req + old_slop, new_use = new_req + new_slop;
-    uint64_t *oc, *nc;
+    uint64_t old_use = old_usable > old_req ? old_usable : old_req;
+    uint64_t new_use = new_usable > new_req ? new_usable : new_req;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    oc = ctx_slot(old_id, true);
-    nc = ctx_slot(new_id, true);
-    if (new_req < old_req)
-        request_peak();
-    /* Add before subtracting so no reader sees the block missing. */
-    lp_add_relaxed(nc, new_req);
-    lp_add_relaxed(&snap.heap, new_req);
-    lp_add_relaxed(&snap.extra, new_slop);
-    lp_sub_relaxed(&snap.extra, old_slop);
-    lp_sub_relaxed(&snap.heap, old_req);
-    lp_sub_relaxed(oc, old_req);
-    request_normal(
-        advance(new_use > old_use ? new_use - old_use : old_use - new_use));
+    lp_add_relaxed(&snap.heap, new_req - old_req); /* modulo 2^64 */
+    request_normal(new_use >= old_use ? advance(new_use - old_use, true)
+                                      : advance(old_use - new_use, false));
 }
 
 /* ------------------------------------------------------------------ */
@@ -350,6 +329,7 @@ void lp_snapshot_init(void)
     take(lp_sched_want_normal(&snap.sched, 0)); /* snapshot 0 at time 0 */
     pthread_mutex_unlock(&snap.lock);
     lp_store_release(&snap.enabled, true);
+    lp_snapshot_active = true;
 }
 
 void lp_snapshot_lock(void) { pthread_mutex_lock(&snap.lock); }
@@ -559,7 +539,7 @@ static int copy_history(struct hist *h, bool now)
         sn->kind = sn->tree ? LP_SCHED_DETAILED : LP_SCHED_EMPTY;
         if (!sn->tree)
             sn->heap = lp_load_relaxed(&snap.heap);
-        sn->extra = lp_load_relaxed(&snap.extra);
+        sn->extra = extra_now();
         h->n++;
     }
     pthread_mutex_unlock(&snap.lock);

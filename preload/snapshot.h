@@ -43,15 +43,26 @@
  * lp_track_init() (BOOT); does nothing when massif= is disabled. */
 void lp_snapshot_init(void);
 
-/* An allocation (is_alloc) or a free of a block of req bytes whose usable
- * size is usable, from/at stack id. */
-void lp_snapshot_note(size_t req, size_t usable, bool is_alloc, uint32_t id);
+/*
+ * The per-context bytes of a detailed snapshot are the stack table's live
+ * counters (stack.h), so the caller orders its updates as Massif orders
+ * its events: before a free (or a shrinking realloc) lp_snapshot_before_
+ * shrink() may take a peak snapshot that still holds the block; then the
+ * stack counters change; then lp_snapshot_note*() moves the totals and
+ * the clock and may take a normal snapshot.
+ */
+void lp_snapshot_before_shrink(void);
 
-/* A realloc that moved old_req bytes (old_usable) from old_id to new_req
- * bytes (new_usable) at new_id. */
+/* True once massif output is enabled (set at init, read-only after). */
+extern bool lp_snapshot_active;
+
+/* An allocation (is_alloc) or a free of a block of req bytes whose usable
+ * size is usable. */
+void lp_snapshot_note(size_t req, size_t usable, bool is_alloc);
+
+/* A realloc from old_req bytes (old_usable) to new_req (new_usable). */
 void lp_snapshot_note_realloc(size_t old_req, size_t old_usable,
-                              uint32_t old_id, size_t new_req,
-                              size_t new_usable, uint32_t new_id);
+                              size_t new_req, size_t new_usable);
 
 /* Write massif.out for the whole run to the configured path (%p expanded
  * now). Once per process; later calls do nothing. No final snapshot is

@@ -17,6 +17,12 @@
 #include "preload/snapshot.h"
 #include "preload/stack.h"
 
+/* Usable size matters only to Massif's extra-heap accounting. */
+static inline size_t usable(void *p)
+{
+    return lp_snapshot_active ? lp_real.malloc_usable_size(p) : 0;
+}
+
 static int init_state; /* 0 none, 1 running, 2 done */
 static LP_TLS bool init_here;
 
@@ -59,13 +65,14 @@ void lp_track_alloc(void *p, size_t size)
         struct lp_stack *os = lp_stack_get(stale.stack_id);
 
         /* The old block was freed behind our back: forget it here too. */
+        lp_snapshot_before_shrink();
         if (os)
             lp_stack_note_free(os, stale.size);
-        lp_snapshot_note(stale.size, stale.size, false, stale.stack_id);
+        lp_snapshot_note(stale.size, stale.size, false);
     }
     if (s)
         lp_stack_note_alloc(s, size);
-    lp_snapshot_note(size, lp_real.malloc_usable_size(p), true, id);
+    lp_snapshot_note(size, usable(p), true);
     lp_guard_leave(&g);
 }
 
@@ -79,10 +86,10 @@ void lp_track_free(void *p)
     if (lp_table_remove((uintptr_t)p, &b) == 0) {
         struct lp_stack *s = lp_stack_get(b.stack_id);
 
-        lp_snapshot_note(b.size, lp_real.malloc_usable_size(p), false,
-                         b.stack_id);
+        lp_snapshot_before_shrink();
         if (s)
             lp_stack_note_free(s, b.size);
+        lp_snapshot_note(b.size, usable(p), false);
     }
     lp_guard_leave(&g);
 }
@@ -97,7 +104,7 @@ bool lp_track_realloc_begin(void *old, struct lp_block *ob,
         return false;
     had = lp_table_remove((uintptr_t)old, ob) == 0;
     if (had)
-        *old_usable = lp_real.malloc_usable_size(old);
+        *old_usable = usable(old);
     lp_guard_leave(&g);
     return had;
 }
@@ -121,17 +128,19 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     id = lp_stack_capture();
     s = lp_stack_get(id);
     lp_table_insert((uintptr_t)np, size, id, NULL);
+    if (had && size < ob->size)
+        lp_snapshot_before_shrink();
+    /* Add before subtracting, so no snapshot sees the block missing. */
+    if (s)
+        lp_stack_note_alloc(s, size);
     if (had) {
         os = lp_stack_get(ob->stack_id);
         if (os)
             lp_stack_note_free(os, ob->size);
-        lp_snapshot_note_realloc(ob->size, old_usable, ob->stack_id, size,
-                                 lp_real.malloc_usable_size(np), id);
+        lp_snapshot_note_realloc(ob->size, old_usable, size, usable(np));
     } else {
-        lp_snapshot_note(size, lp_real.malloc_usable_size(np), true, id);
+        lp_snapshot_note(size, usable(np), true);
     }
-    if (s)
-        lp_stack_note_alloc(s, size);
     lp_guard_leave(&g);
 }
 
