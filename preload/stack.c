@@ -7,8 +7,9 @@
  * (this file, track.c) are dropped except the outermost one, the hook the
  * program called, which Memcheck prints as the "at" line.
  *
- * Interning hashes the frame array into one of STACK_SHARDS chains, each
- * with its own lock. Ids are handed out by an atomic counter and published
+ * Interning hashes the frame array into one of STACK_SHARDS chains; a
+ * known stack is found without any lock, a new one is added under its
+ * shard's spinlock. Ids are handed out by an atomic counter and published
  * in a two-level directory so lp_stack_get() never locks.
  * Context: HOT; the only includer of <libunwind.h>.
  */
@@ -17,7 +18,6 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "preload/arena.h"
@@ -29,7 +29,7 @@
 #define DIR_SIZE (1u << DIR_BITS)
 
 static struct {
-    pthread_mutex_t lock;
+    int lock; /* lp_spin_lock; writers only */
     struct lp_stack **buckets;
     char pad[64];
 } shards[STACK_SHARDS];
@@ -107,27 +107,44 @@ static bool publish(struct lp_stack *s)
     return true;
 }
 
+/* Chains only ever grow at their head, and a record is fully written
+ * before it is published with a release store, so readers walk them
+ * without the lock. */
+static struct lp_stack *chain_find(struct lp_stack *s, uint64_t h,
+                                   const uintptr_t *frames, unsigned n)
+{
+    for (; s; s = lp_load_acquire(&s->next))
+        if (s->hash == h && s->nframes == n &&
+            memcmp(s->frames, frames, n * sizeof(*frames)) == 0)
+            return s;
+    return NULL;
+}
+
 uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 {
     uint64_t h = hash_frames(frames, n);
     unsigned si = h % STACK_SHARDS;
     unsigned bi = (h >> 8) % BUCKETS_PER_SHARD;
+    struct lp_stack **buckets = lp_load_acquire(&shards[si].buckets);
     struct lp_stack *s;
     uint32_t id = 0;
 
-    pthread_mutex_lock(&shards[si].lock);
-    if (!shards[si].buckets) {
-        shards[si].buckets =
-            lp_arena_alloc(sizeof(struct lp_stack *) * BUCKETS_PER_SHARD);
-        if (!shards[si].buckets)
+    /* The common case, a stack seen before: no lock. */
+    if (buckets && (s = chain_find(lp_load_acquire(&buckets[bi]), h, frames, n)))
+        return s->id;
+    lp_spin_lock(&shards[si].lock);
+    buckets = shards[si].buckets;
+    if (!buckets) {
+        buckets = lp_arena_alloc(sizeof(struct lp_stack *) * BUCKETS_PER_SHARD);
+        if (!buckets)
             goto out;
+        lp_store_release(&shards[si].buckets, buckets);
     }
-    for (s = shards[si].buckets[bi]; s; s = s->next)
-        if (s->hash == h && s->nframes == n &&
-            memcmp(s->frames, frames, n * sizeof(*frames)) == 0) {
-            id = s->id;
-            goto out;
-        }
+    s = chain_find(buckets[bi], h, frames, n);
+    if (s) {
+        id = s->id;
+        goto out;
+    }
     s = lp_arena_alloc(sizeof(*s) + n * sizeof(*frames));
     if (!s)
         goto out;
@@ -137,11 +154,11 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
     s->id = lp_add_relaxed(&next_id, 1);
     if (!publish(s))
         goto out; /* id space exhausted: leave it unreachable */
-    s->next = shards[si].buckets[bi];
-    shards[si].buckets[bi] = s;
+    s->next = buckets[bi];
+    lp_store_release(&buckets[bi], s);
     id = s->id;
 out:
-    pthread_mutex_unlock(&shards[si].lock);
+    lp_spin_unlock(&shards[si].lock);
     return id;
 }
 
@@ -212,7 +229,7 @@ void lp_stack_lock_all(void)
     unsigned i;
 
     for (i = 0; i < STACK_SHARDS; i++)
-        pthread_mutex_lock(&shards[i].lock);
+        lp_spin_lock(&shards[i].lock);
 }
 
 void lp_stack_unlock_all(void)
@@ -220,7 +237,7 @@ void lp_stack_unlock_all(void)
     unsigned i;
 
     for (i = STACK_SHARDS; i-- > 0;)
-        pthread_mutex_unlock(&shards[i].lock);
+        lp_spin_unlock(&shards[i].lock);
 }
 
 void lp_stack_atfork_child(void)
@@ -228,5 +245,5 @@ void lp_stack_atfork_child(void)
     unsigned i;
 
     for (i = 0; i < STACK_SHARDS; i++)
-        pthread_mutex_init(&shards[i].lock, NULL);
+        shards[i].lock = 0;
 }
