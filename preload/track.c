@@ -50,6 +50,29 @@ bool lp_track_init(void)
     return true;
 }
 
+/*
+ * sample_bytes=N: track about one allocation per N bytes allocated, the
+ * way sampling heap profilers do: each thread counts bytes down from N and
+ * the allocation that crosses zero is tracked (so big blocks are always
+ * seen). Untracked blocks cost nothing but this countdown; their frees
+ * find no table entry and pass through.
+ */
+static LP_TLS uint64_t sample_left;
+
+static inline bool sampled_out(size_t size)
+{
+    uint64_t every = lp_config.sample_bytes;
+
+    if (LP_LIKELY(every == 0))
+        return false;
+    if (sample_left > size) {
+        sample_left -= size;
+        return true;
+    }
+    sample_left = every;
+    return false;
+}
+
 void lp_track_alloc(void *p, size_t size)
 {
     struct lp_guard g;
@@ -57,7 +80,7 @@ void lp_track_alloc(void *p, size_t size)
     struct lp_stack *s;
     struct lp_block stale;
 
-    if (!lp_guard_enter(&g))
+    if (sampled_out(size) || !lp_guard_enter(&g))
         return;
     id = lp_stack_capture();
     s = lp_stack_get(id);
@@ -116,7 +139,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     uint32_t id;
     struct lp_stack *s, *os;
 
-    if (!lp_guard_enter(&g))
+    if ((!had && np != NULL && sampled_out(size)) || !lp_guard_enter(&g))
         return;
     if (np == NULL) {
         /* The real realloc failed: the old block is still the program's. */

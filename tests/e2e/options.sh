@@ -28,3 +28,7 @@ check "launcher: exit status" [ "$rc" = "$native_rc" ]
 check "launcher: summary mode" sh -c "grep -q 'LEAK SUMMARY' '$WORK/l.err' && ! grep -q 'loss record' '$WORK/l.err'"
 "$TOP/$O/leakprof" --bogus-flag >/dev/null 2>&1; rc=$?
 check "launcher: usage error" [ "$rc" = 2 ]
+
+# sample_bytes=N: about one allocation per N bytes is tracked.
+run_lp "$WORK/s.txt" "sample_bytes=409600" "$SAMPLES/slow_app"
+check "sample_bytes: one block in a hundred" grep -q '204,800 bytes in 50 blocks are definitely lost' "$WORK/s.txt"
