@@ -116,7 +116,9 @@ e2e: all
 
 demo: all
 	@echo "== running samples/slow_app under libleakprof.so =="
-	$(Q)cd $(O) && LEAKPROF_OPTIONS=massif=0 LD_PRELOAD=$(CURDIR)/$(O)/libleakprof.so ./samples/slow_app
+	$(Q)cd $(O) && LEAKPROF_OPTIONS=massif=massif.out.demo LD_PRELOAD=$(CURDIR)/$(O)/libleakprof.so ./samples/slow_app
+	@echo "== its heap over time: $(O)/leakprint $(O)/massif.out.demo (first lines) =="
+	$(Q)$(O)/leakprint $(O)/massif.out.demo | sed -n '1,32p'
 
 bench: all
 	$(Q)O=$(O) tests/bench/run.sh
