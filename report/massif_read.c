@@ -543,6 +543,12 @@ int lp_massif_read(FILE *f, const char *name, enum lp_massif_read_mode mode,
             continue;
         }
         got = fread(buf + len, 1, cap - len - 1, f);
+        /* Stop at the first NUL: the input is not text, and an endless
+         * binary stream (/dev/zero) must not be read into memory. */
+        if (memchr(buf + len, '\0', got) != NULL) {
+            len += got;
+            break;
+        }
         len += got;
         if (got == 0)
             break;

@@ -66,6 +66,8 @@ check "malformed-node-bytes" 1 bad-node.ms
 sed '0,/^ n[0-9]*: [0-9]/s/^ n\([0-9]*\): [0-9]*/ n\1: 99999999/' "$src" > big-node.ms
 check "node-bytes-above-total" 1 big-node.ms
 check "missing-file" 1 no-such-file.ms
+# An endless binary stream is refused at its first NUL, not read forever.
+ln -s /dev/zero zero.ms && check "endless-dev-zero" 1 zero.ms
 check "a-directory" 1 .
 
 # The fuzz corpus and every crash input found so far, in every mode.
