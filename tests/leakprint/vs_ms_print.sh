@@ -6,6 +6,7 @@
 . "$(dirname "$0")/_lib.sh"
 MS=${MS_PRINT:-/usr/bin/ms_print}
 [ -x "$MS" ] || { echo "SKIP: ms_print not installed"; exit 0; }
+command -v python3 > /dev/null || { echo "SKIP: no python3 for the generator"; exit 0; }
 N=${LP_RANDOM_N:-400}
 cd "$TMPD" || exit 1
 fails=0
