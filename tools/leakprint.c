@@ -21,6 +21,7 @@ static const char usage_text[] =
     "usage: leakprint [options] massif-out-file\n"
     "       leakprint --diff [options] A[:N] B[:M]\n"
     "       leakprint --flamegraph=folded|svg [--snapshot=N] massif-out-file\n"
+    "       leakprint --check massif-out-file...\n"
     "\n"
     "  Prints massif-out-file exactly as Valgrind's ms_print does.\n"
     "\n"
@@ -36,7 +37,10 @@ static const char usage_text[] =
     "                          else the last one]\n"
     "    --flamegraph=<fmt>    folded: collapsed stacks for flamegraph.pl,\n"
     "                          inferno or speedscope; svg: a flame graph\n"
-    "    --snapshot=<n>        snapshot for --flamegraph [the default above]\n";
+    "    --snapshot=<n>        snapshot for --flamegraph [the default above]\n"
+    "    --check               validate files against massif's strict grammar\n"
+    "                          (what massif writes and massif-visualizer\n"
+    "                          reads); prints 'FILE: ok' or the first error\n";
 
 static int usage(const char *msg)
 {
@@ -144,6 +148,29 @@ out:
     return finish(rc);
 }
 
+/* --check: every non-option argument, strictly. */
+static int run_check(int argc, char **argv)
+{
+    int bad = 0;
+
+    for (int i = 1; i < argc; i++) {
+        struct lp_massif *m;
+        char err[512];
+
+        if (argv[i][0] == '-')
+            continue;
+        if (lp_massif_read_path(argv[i], LP_MASSIF_READ_STRICT, &m, err,
+                                sizeof(err)) != 0) {
+            fprintf(stderr, "leakprint: %s\n", err);
+            bad = 1;
+            continue;
+        }
+        printf("%s: ok (%zu snapshots)\n", argv[i], lp_massif_count(m));
+        lp_massif_free(m);
+    }
+    return finish(bad);
+}
+
 static int run_flame(const char *path, const char *fmt, long snap)
 {
     struct lp_massif *m = load(path);
@@ -174,7 +201,7 @@ int main(int argc, char **argv)
     };
     const char *files[2] = { NULL, NULL }, *flame = NULL;
     int nfiles = 0, rc;
-    bool diff = false;
+    bool diff = false, check = false;
     long snap = -1;
     struct lp_massif *m;
     char err[512];
@@ -207,6 +234,8 @@ int main(int argc, char **argv)
             o.height = (int)v;
         } else if (!strcmp(a, "--diff")) {
             diff = true;
+        } else if (!strcmp(a, "--check")) {
+            check = true;
         } else if (!strncmp(a, "--flamegraph=", 13)) {
             flame = a + 13;
             if (strcmp(flame, "folded") && strcmp(flame, "svg"))
@@ -221,6 +250,11 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+    if (check) {
+        if (nfiles == 0 || diff || flame != NULL || snap >= 0)
+            return usage("--check wants files and no other mode");
+        return run_check(argc, argv);
+    }
     if (diff) {
         if (nfiles != 2 || flame != NULL)
             return usage("--diff wants exactly two files or snapshots");
