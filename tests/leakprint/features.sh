@@ -87,7 +87,7 @@ ok test "$("$LP" --diff example-prog1.massif.out:999 example-prog1.massif.out 2>
 for f in *.massif.out; do
     name="check/${f%.massif.out}"
     case $f in
-        quirk-*) ok test "$("$LP" --check "$f" 2>&1; echo $?)" != "$f: ok"$'\n'0 ;;
+        quirk-*) ok test "$("$LP" --check "$f" > /dev/null 2>&1; echo $?)" = 1 ;;
         *) ok grep -q "^$f: ok (" <("$LP" --check "$f" 2>&1) ;;
     esac
 done
