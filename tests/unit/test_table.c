@@ -58,6 +58,47 @@ static void test_table_for_each_sees_every_block_once(void **state)
     assert_int_equal(lp_table_count(), before);
 }
 
+/* Random churn against a plain array: every live address is found with
+ * its size, every removed one is gone (backward-shift deletion keeps
+ * probe runs intact), through several table growths. */
+static void test_table_churn_matches_a_reference(void **state)
+{
+    enum { N = 20000 };
+    static uintptr_t live[N];
+    static size_t sizes[N];
+    unsigned seed = 7, i, round;
+    uintptr_t next = 0x7f0000001000u;
+    size_t before = lp_table_count();
+    struct lp_block b;
+
+    (void)state;
+    for (i = 0; i < N; i++) {
+        live[i] = next;
+        sizes[i] = i;
+        next += 16 * (1 + (i % 5));
+        assert_int_equal(lp_table_insert(live[i], sizes[i], 1, NULL), 0);
+    }
+    for (round = 0; round < 5 * N; round++) {
+        seed = seed * 1103515245u + 12345u;
+        i = (seed >> 8) % N;
+        assert_int_equal(lp_table_remove(live[i], &b), 0);
+        assert_int_equal(b.size, sizes[i]);
+        assert_int_equal(lp_table_find(live[i], NULL), -ENOENT);
+        live[i] = next;
+        sizes[i] = round;
+        next += 48;
+        assert_int_equal(lp_table_insert(live[i], sizes[i], 2, NULL), 0);
+    }
+    for (i = 0; i < N; i++) {
+        assert_int_equal(lp_table_find(live[i], &b), 0);
+        assert_int_equal(b.size, sizes[i]);
+    }
+    assert_int_equal(lp_table_count(), before + N);
+    for (i = 0; i < N; i++)
+        assert_int_equal(lp_table_remove(live[i], NULL), 0);
+    assert_int_equal(lp_table_count(), before);
+}
+
 static void *hammer(void *arg)
 {
     uintptr_t base = (uintptr_t)arg;
@@ -98,6 +139,7 @@ int main(void)
         cmocka_unit_test(test_table_insert_over_a_stale_entry_reports_it),
         cmocka_unit_test(test_table_for_each_sees_every_block_once),
         cmocka_unit_test(test_table_threads_do_not_lose_blocks),
+        cmocka_unit_test(test_table_churn_matches_a_reference),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }
