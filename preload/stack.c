@@ -188,7 +188,10 @@ static int fp_backtrace(void **buf, int max)
 uint32_t lp_stack_capture(void)
 {
     void *buf[LP_STACK_MAX_DEPTH + 16];
-    int want = lp_config.depth + 8 + 6, n, i, j, k;
+    /* Our own frames (at most 4: capture, track, a hook, operator new),
+     * the hook, depth callers, and 3 below main so that main's cut is
+     * seen even on a stack exactly depth deep. */
+    int want = lp_config.depth + 8, n, i, j, k;
 
     if (want > (int)LP_ARRAY_SIZE(buf))
         want = LP_ARRAY_SIZE(buf);
@@ -207,8 +210,8 @@ uint32_t lp_stack_capture(void)
         if (!lp_stack_is_self((uintptr_t)buf[j]))
             buf[k++] = buf[j];
     n = k < n ? k : n;
-    if (n - i > lp_config.depth + 9)
-        n = i + lp_config.depth + 9;
+    if (n - i > lp_config.depth + 4)
+        n = i + lp_config.depth + 4;
     return lp_stack_intern((const uintptr_t *)(buf + i), n - i);
 }
 
