@@ -5,11 +5,16 @@
  */
 #include "preload/guard.h"
 
+#include "preload/process.h"
+
 #include <unistd.h>
 #include <string.h>
 
 LP_TLS bool lp_guard_held;
 int lp_state = LP_STATE_BOOT;
+/* Defined here, not in process.c, which also defines exit(): unit tests
+ * link this without taking over the test binary's exit. */
+struct lp_process lp_process;
 
 _Noreturn void lp_panic(const char *msg)
 {

@@ -19,7 +19,6 @@
 
 #include "preload/exit.h"
 
-struct lp_process lp_process;
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),

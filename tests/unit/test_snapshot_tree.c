@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* test_snapshot_tree.c - massif's heap tree from per-stack bytes
+ * (FORMATS.md 1.5): grouping by address, significance, aggregates,
+ * ordering, zero-byte contexts, inlined frames. */
+#include "tests/unit/lp_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/snapshot.h"
+#include "report/massif.h"
+
+/* "0xADDR: fADDR (t.c:ADDR)", or two labels (an inlined caller) for 0x77. */
+static char labels[64][64];
+static int nlabels;
+
+static int label(void *ctx, uintptr_t ip, const char **out, int max)
+{
+    int n = ip == 0x77 && max >= 2 ? 2 : 1, i;
+
+    (void)ctx;
+    for (i = 0; i < n; i++) {
+        char *l = labels[nlabels++ % 64];
+
+        snprintf(l, 64, "0x%lX: %s%lx (t.c:%d)", (unsigned long)ip,
+                 i ? "caller_of_" : "f", (unsigned long)ip, (int)ip + i);
+        out[i] = l;
+    }
+    return n;
+}
+
+/* Build, write, and return the tree lines of the only snapshot. */
+static char *tree_text(struct lp_snapshot_ctx *c, size_t n, uint64_t heap,
+                       double threshold)
+{
+    struct lp_massif *m = lp_massif_new("(none)", "./t", "B");
+    struct lp_massif_node *root;
+    char *buf = NULL, *tree;
+    size_t len = 0;
+    FILE *f;
+
+    assert_non_null(m);
+    root = lp_snapshot_build_tree(m, c, n, lp_snapshot_sig(heap, heap, threshold),
+                                  threshold, label, NULL);
+    assert_non_null(root);
+    assert_int_equal(lp_massif_add_snapshot(m, 0, heap, 0, 0, LP_MASSIF_DETAILED, root), 0);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(lp_massif_write(m, f), 0);
+    fclose(f);
+    lp_massif_free(m);
+    tree = strstr(buf, "heap_tree=detailed\n");
+    assert_non_null(tree);
+    tree = strdup(tree + strlen("heap_tree=detailed\n"));
+    free(buf);
+    return tree;
+}
+
+static const uintptr_t fa[] = {0x10, 0x100}, fb[] = {0x10, 0x200},
+                       fc[] = {0x20}, fd[] = {0x30}, fe[] = {0x40}, ff[] = {0x50};
+
+static void test_snapshot_tree_groups_and_aggregates_as_massif(void **state)
+{
+    struct lp_snapshot_ctx c[] = {
+        {fe, 1, 50}, {fa, 2, 6000}, {fc, 1, 900},
+        {fb, 2, 3000}, {ff, 1, 0}, {fd, 1, 50},
+    };
+    char *t;
+
+    (void)state;
+    t = tree_text(c, 6, 10000, 1.0);
+    assert_string_equal(t,
+        "n3: 10000 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
+        " n2: 9000 0x10: f10 (t.c:16)\n"
+        "  n0: 6000 0x100: f100 (t.c:256)\n"
+        "  n0: 3000 0x200: f200 (t.c:512)\n"
+        " n0: 900 0x20: f20 (t.c:32)\n"
+        " n0: 100 in 3 places, all below massif's threshold (1.00%)\n");
+    free(t);
+}
+
+static void test_snapshot_tree_threshold_zero_keeps_zero_byte_contexts(void **state)
+{
+    struct lp_snapshot_ctx c[] = {
+        {fe, 1, 50}, {fd, 1, 50}, {ff, 1, 0},
+    };
+    char *t;
+
+    (void)state;
+    t = tree_text(c, 3, 100, 0.0);
+    /* Equal bytes: the lower address first. */
+    assert_string_equal(t,
+        "n3: 100 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
+        " n0: 50 0x30: f30 (t.c:48)\n"
+        " n0: 50 0x40: f40 (t.c:64)\n"
+        " n0: 0 0x50: f50 (t.c:80)\n");
+    free(t);
+}
+
+static void test_snapshot_tree_single_insignificant_place_is_singular(void **state)
+{
+    struct lp_snapshot_ctx c[] = {{fa, 2, 9990}, {fd, 1, 10}};
+    char *t;
+
+    (void)state;
+    t = tree_text(c, 2, 10000, 1.0);
+    assert_non_null(strstr(t, " n0: 10 in 1 place, below massif's threshold (1.00%)\n"));
+    free(t);
+}
+
+static void test_snapshot_tree_expands_inlined_frames_with_one_address(void **state)
+{
+    static const uintptr_t fi[] = {0x77, 0x100};
+    struct lp_snapshot_ctx c[] = {{fi, 2, 500}};
+    char *t;
+
+    (void)state;
+    t = tree_text(c, 1, 500, 1.0);
+    assert_string_equal(t,
+        "n1: 500 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
+        " n1: 500 0x77: f77 (t.c:119)\n"
+        "  n1: 500 0x77: caller_of_77 (t.c:120)\n"
+        "   n0: 500 0x100: f100 (t.c:256)\n");
+    free(t);
+}
+
+static void test_snapshot_sig_follows_massif(void **state)
+{
+    (void)state;
+    assert_int_equal(lp_snapshot_sig(10000, 10000, 1.0), 100);
+    assert_int_equal(lp_snapshot_sig(99, 99, 1.0), 0);
+    assert_int_equal(lp_snapshot_sig(0, 64, 1.0), 1);
+    assert_int_equal(lp_snapshot_sig(0, 64, 0.0), 0);
+    assert_int_equal(lp_snapshot_sig(1000, 1016, 2.5), 25);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_snapshot_tree_groups_and_aggregates_as_massif),
+        cmocka_unit_test(test_snapshot_tree_threshold_zero_keeps_zero_byte_contexts),
+        cmocka_unit_test(test_snapshot_tree_single_insignificant_place_is_singular),
+        cmocka_unit_test(test_snapshot_tree_expands_inlined_frames_with_one_address),
+        cmocka_unit_test(test_snapshot_sig_follows_massif),
+    };
+    return cmocka_run_group_tests_name("snapshot_tree", tests, NULL, NULL);
+}
