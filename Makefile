@@ -90,6 +90,8 @@ $(O)/samples/%: samples/%.c
 $(O)/samples/libctorlib.so: samples/lib/ctorlib.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/dlopen_app: samples/dlopen_app.c $(O)/samples/libctorlib.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -ldl
 $(O)/samples/before_main: samples/before_main.c $(O)/samples/libctorlib.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/samples -lctorlib -Wl,-rpath,'$$ORIGIN'
 

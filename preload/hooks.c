@@ -76,12 +76,10 @@ LP_EXPORT void *realloc(void *old, size_t size)
             memcpy(np, old, lp_boot_size(old) < size ? lp_boot_size(old) : size);
         return np;
     }
-    if (old == NULL) {
-        np = lp_real.malloc(size);
-        if (np)
-            lp_track_alloc(np, size);
-        return np;
-    }
+    /* As Valgrind's realloc does: a tail call, so the record starts "at
+     * malloc" and the realloc frame is gone. */
+    if (old == NULL)
+        return malloc(size);
     if (LP_UNLIKELY(lp_boot_owns(old))) {
         size_t n = lp_boot_size(old);
 

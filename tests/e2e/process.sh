@@ -17,3 +17,14 @@ check "fork: parent report has its own" sh -c "grep -q '111 bytes in 1 blocks ar
 rm -f "$WORK"/fc.*
 (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:trace_children=no:log=$WORK/fc.%p" LD_PRELOAD="$LIB" "$SAMPLES/fork_child")
 check "trace_children=no: parent only" [ "$(ls "$WORK"/fc.* | wc -l)" = 1 ]
+
+# dlopen: the library's constructor blocks carry its own frames, and ld.so's
+# blocks for the new module are reachable. depth=12 is Memcheck's default
+# --num-callers, so the whole report can be compared line for line.
+p=$SAMPLES/dlopen_app
+run_lp "$WORK/dl.txt" "show_leak_kinds=all:depth=12" "$p"
+check "dlopen: constructor leak with library frames" grep -q 'by 0x[0-9A-F]*: ctorlib_init (ctorlib.c:16)' "$WORK/dl.txt"
+if have_valgrind; then
+    run_mc "$WORK/dl.mc" "--leak-check=full --show-leak-kinds=all" "$p"
+    same_as_memcheck "dlopen whole report as memcheck's" "$WORK/dl.txt" "$WORK/dl.mc"
+fi
