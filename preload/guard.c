@@ -12,6 +12,7 @@
 
 LP_TLS bool lp_guard_held;
 int lp_state = LP_STATE_BOOT;
+bool lp_threaded;
 /* Defined here, not in process.c, which also defines exit(): unit tests
  * link this without taking over the test binary's exit. */
 struct lp_process lp_process;

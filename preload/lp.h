@@ -30,6 +30,30 @@
                                 __ATOMIC_ACQUIRE)
 
 /*
+ * Counters that only the program's threads update. Until the program has a
+ * second thread (threads.c sets lp_threaded before creating it), no other
+ * thread can update them, so a relaxed load and store replace the locked
+ * read-modify-write: on x86 that is a plain add instead of a lock-prefixed
+ * one, on every allocation of a single-threaded program. Readers (the
+ * dumper thread) use relaxed loads either way, so nothing is torn.
+ */
+extern bool lp_threaded;
+static inline uint64_t lp_count_add(uint64_t *p, uint64_t v)
+{
+    uint64_t n;
+
+    if (lp_load_relaxed(&lp_threaded))
+        return lp_add_relaxed(p, v);
+    n = lp_load_relaxed(p) + v;
+    lp_store_relaxed(p, n);
+    return n;
+}
+static inline uint64_t lp_count_sub(uint64_t *p, uint64_t v)
+{
+    return lp_count_add(p, -v);
+}
+
+/*
  * A test-and-test-and-set spinlock for the table shards: uncontended it
  * is one atomic exchange and one store, about a third of a mutex's
  * lock/unlock pair; contended, it yields the CPU after a short spin, so a

@@ -55,11 +55,11 @@ struct raw_tree {
 };
 
 static struct {
-    /* Hot, written on every event: two atomics per event. heap is the
-     * useful heap; grow and shrink sum (requested + slop + 8) over the
-     * events that grew and that shrank the heap. So heap + extra is
-     * grow - shrink and Massif's byte time is grow + shrink. */
-    uint64_t heap, grow, shrink;
+    /* Hot, written on every event: one atomic per event. grow and shrink
+     * sum (requested + slop + 8) over the events that grew and that shrank
+     * the heap, so heap + extra is grow - shrink and Massif's byte time is
+     * grow + shrink; the useful heap comes from the stack table. */
+    uint64_t grow, shrink;
     uint64_t time; /* i unit only: events counted */
     int64_t earliest_next;
     uint64_t peak_limit;
@@ -100,9 +100,16 @@ static uint64_t total_now(void)
     return lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink);
 }
 
-static uint64_t extra_now(void)
+/* The useful heap is the sum of the stack table's live counters: summed
+ * only when a snapshot is taken (rare), it costs the hot path nothing. */
+static uint64_t heap_now(void)
 {
-    return total_now() - lp_load_relaxed(&snap.heap);
+    uint32_t id, n = lp_stack_count();
+    uint64_t sum = 0;
+
+    for (id = 1; id <= n; id++)
+        sum += ctx_bytes(id);
+    return sum;
 }
 
 static int64_t now_ms(void)
@@ -185,8 +192,8 @@ static void take(int kind)
     if (kind != LP_SCHED_EMPTY)
         sn.tree = capture(&sn.heap);
     if (!sn.tree)
-        sn.heap = lp_load_relaxed(&snap.heap);
-    sn.extra = extra_now();
+        sn.heap = heap_now();
+    sn.extra = total_now() - sn.heap;
     lp_sched_add(&snap.sched, &sn);
     publish();
 }
@@ -234,16 +241,16 @@ static inline int64_t advance(uint64_t use, bool grows)
     int64_t t;
 
     if (grows)
-        t = (int64_t)(lp_add_relaxed(&snap.grow, use) +
+        t = (int64_t)(lp_count_add(&snap.grow, use) +
                       lp_load_relaxed(&snap.shrink));
     else
-        t = (int64_t)(lp_add_relaxed(&snap.shrink, use) +
+        t = (int64_t)(lp_count_add(&snap.shrink, use) +
                       lp_load_relaxed(&snap.grow));
     switch (snap.unit) {
     case LP_TIME_MS:
         return now_ms();
     case LP_TIME_I:
-        return (int64_t)lp_add_relaxed(&snap.time, 1);
+        return (int64_t)lp_count_add(&snap.time, 1);
     default:
         return t;
     }
@@ -261,10 +268,6 @@ void lp_snapshot_note(size_t req, size_t usable, bool is_alloc)
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    if (is_alloc)
-        lp_add_relaxed(&snap.heap, req);
-    else
-        lp_sub_relaxed(&snap.heap, req);
     request_normal(advance(use, is_alloc));
 }
 
@@ -276,7 +279,6 @@ void lp_snapshot_note_realloc(size_t old_req, size_t old_usable,
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    lp_add_relaxed(&snap.heap, new_req - old_req); /* modulo 2^64 */
     request_normal(new_use >= old_use ? advance(new_use - old_use, true)
                                       : advance(old_use - new_use, false));
 }
@@ -538,8 +540,8 @@ static int copy_history(struct hist *h, bool now)
             drop_tree(NULL, t);
         sn->kind = sn->tree ? LP_SCHED_DETAILED : LP_SCHED_EMPTY;
         if (!sn->tree)
-            sn->heap = lp_load_relaxed(&snap.heap);
-        sn->extra = extra_now();
+            sn->heap = heap_now();
+        sn->extra = total_now() - sn->heap;
         h->n++;
     }
     pthread_mutex_unlock(&snap.lock);

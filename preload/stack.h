@@ -44,15 +44,15 @@ uint32_t lp_stack_count(void);
 /* Counters: an allocation of size bytes / a free of a block of size bytes. */
 static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
 {
-    lp_add_relaxed(&s->live_bytes, size);
-    lp_add_relaxed(&s->live_blocks, 1);
-    lp_add_relaxed(&s->total_bytes, size);
-    lp_add_relaxed(&s->total_blocks, 1);
+    lp_count_add(&s->live_bytes, size);
+    lp_count_add(&s->live_blocks, 1);
+    lp_count_add(&s->total_bytes, size);
+    lp_count_add(&s->total_blocks, 1);
 }
 static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
 {
-    lp_sub_relaxed(&s->live_bytes, size);
-    lp_sub_relaxed(&s->live_blocks, 1);
+    lp_count_sub(&s->live_bytes, size);
+    lp_count_sub(&s->live_blocks, 1);
 }
 
 /* Range of our own library's text, to recognise our frames. */

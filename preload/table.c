@@ -107,7 +107,7 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
     b->addr = addr;
     b->size = size;
     b->stack_id = stack_id;
-    b->seq = lp_add_relaxed(&next_seq, 1);
+    b->seq = lp_count_add(&next_seq, 1);
     lp_spin_unlock(&s->lock);
     return ret;
 }

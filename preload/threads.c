@@ -174,6 +174,10 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
             return EAGAIN;
         lp_store_release(&threads.real_create, real);
     }
+    /* From now on counters need atomic read-modify-writes (lp.h). Set
+     * before the thread exists, by the only thread that could race. */
+    if (!lp_guard_held)
+        lp_store_release(&lp_threaded, true);
     r = rec_claim();
     if (r == NULL)
         return real(thread, attr, start, arg); /* untracked, still works */
