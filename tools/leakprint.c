@@ -192,7 +192,6 @@ static int run_flame(const char *path, const char *fmt, long snap)
 int main(int argc, char **argv)
 {
     struct lp_msprint_opts o = {
-        .threshold_text = "1.0",
         .threshold = 1.0,
         .width = 72,
         .height = 20,
@@ -223,7 +222,6 @@ int main(int argc, char **argv)
         } else if (!strncmp(a, "--threshold=", 12)) {
             if (lp_msprint_parse_threshold(a + 12, &o.threshold) != 0)
                 return usage("--threshold wants a percentage in 0..100");
-            o.threshold_text = a + 12;
         } else if (!strncmp(a, "--x=", 4)) {
             if (!parse_uint(a + 4, 1000, &v) || v < 4)
                 return usage("--x wants an integer in 4..1000");

@@ -13,8 +13,7 @@
 struct lp_massif;
 
 struct lp_msprint_opts {
-    const char *threshold_text; /* as typed, e.g. "1.0" or "50%" */
-    double threshold;           /* its value, 0..100 */
+    double threshold;           /* --threshold, 0..100 (printed %05.2f) */
     int width;                  /* --x, 4..1000 */
     int height;                 /* --y, 4..1000 */
     int argc;                   /* arguments echoed on the */

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
     static char *args[] = { "f.ms" };
-    struct lp_msprint_opts o = { .threshold_text = "1.0", .threshold = 1.0,
+    struct lp_msprint_opts o = { .threshold = 1.0,
                                  .width = 72, .height = 20, .argc = 1,
                                  .argv = args };
     struct lp_massif *m, *m2;
