@@ -127,30 +127,31 @@ static bool counts_as_error(const struct lp_loss_record *r,
            (o->error_kinds & LP_KIND_BIT(r->kind)) != 0;
 }
 
-unsigned lp_leaks_errors(const struct lp_leak_set *set,
-                         const struct lp_leak_opts *opts)
+/* Error contexts among the unsuppressed (or the suppressed) records. */
+static unsigned count_errors(const struct lp_leak_set *set,
+                             const struct lp_leak_opts *opts, bool suppressed)
 {
     const struct lp_leak_opts *o = opts != NULL ? opts : &lp_leak_opts_default;
     unsigned n = 0;
     size_t i;
 
     for (i = 0; i < set->nrecs; i++)
-        if (set->recs[i].supp < 0 && counts_as_error(&set->recs[i], o))
+        if ((set->recs[i].supp >= 0) == suppressed &&
+            counts_as_error(&set->recs[i], o))
             n++;
     return n;
+}
+
+unsigned lp_leaks_errors(const struct lp_leak_set *set,
+                         const struct lp_leak_opts *opts)
+{
+    return count_errors(set, opts, false);
 }
 
 unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
                                     const struct lp_leak_opts *opts)
 {
-    const struct lp_leak_opts *o = opts != NULL ? opts : &lp_leak_opts_default;
-    unsigned n = 0;
-    size_t i;
-
-    for (i = 0; i < set->nrecs; i++)
-        if (set->recs[i].supp >= 0 && counts_as_error(&set->recs[i], o))
-            n++;
-    return n;
+    return count_errors(set, opts, true);
 }
 
 void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t)

@@ -55,16 +55,19 @@ golden() { # name actual expected
     fi
 }
 
-# Compare summary numbers with Memcheck's (skip without Valgrind).
-vs_memcheck() { # name ours theirs
-    local name=$1
+# Compare ours and Memcheck's through FILTER (skip without Valgrind).
+memcheck_diff() { # name filter ours theirs
+    local name=$1 filter=$2
     if ! have_valgrind; then echo "SKIP: $name (no valgrind)"; return; fi
-    if diff -u <(summary_numbers "$3") <(summary_numbers "$2") >"$WORK/mdiff"; then
+    if diff -u <("$filter" "$4") <("$filter" "$3") >"$WORK/mdiff"; then
         pass "$name"
     else
-        fail "$name"; cat "$WORK/mdiff"
+        fail "$name"; head -40 "$WORK/mdiff"
     fi
 }
+
+# The summary numbers only.
+vs_memcheck() { memcheck_diff "$1" summary_numbers "$2" "$3"; }
 
 # Memcheck's report and ours, from HEAP SUMMARY on, with addresses, pids
 # and the preload object's name (theirs vgpreload_memcheck, ours
@@ -74,12 +77,4 @@ mc_normalise() {
         s/\(in [^)]*(vgpreload_memcheck-amd64-linux|libleakprof)\.so\)/(in PRELOAD)/;
         s/\((vg_replace_malloc|hooks|cxx)\.c:[0-9]+\)/(in PRELOAD)/'
 }
-same_as_memcheck() { # name ours theirs
-    local name=$1
-    if ! have_valgrind; then echo "SKIP: $name (no valgrind)"; return; fi
-    if diff -u <(mc_normalise "$3") <(mc_normalise "$2") >"$WORK/fdiff"; then
-        pass "$name"
-    else
-        fail "$name"; head -40 "$WORK/fdiff"
-    fi
-}
+same_as_memcheck() { memcheck_diff "$1" mc_normalise "$2" "$3"; }
