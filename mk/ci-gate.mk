@@ -4,11 +4,12 @@
 #   make cigate        build libreport.a and run tests/cigate/*.sh
 #   make cigate-deps   install the test tools (Debian): python3-jsonschema
 #                      for the SARIF schema check, valgrind as the reference
-#                      for suppression files; `make test` does this first.
+#                      for suppression files and reports, sqlite3 as a real
+#                      program to compare on; `make test` does this first.
 # Tests skip (exit 77 / SKIP:) instead of failing when a tool cannot be
 # installed, so an offline machine still builds and tests.
 
-CIGATE_PKGS  := python3-jsonschema valgrind
+CIGATE_PKGS  := python3-jsonschema valgrind sqlite3
 CIGATE_STAMP := $(O)/.cigate-deps-ok
 
 .PHONY: cigate cigate-deps
@@ -17,6 +18,7 @@ $(CIGATE_STAMP):
 	$(Q)missing=""; \
 	{ python3 -c 'import jsonschema' 2>/dev/null || /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; } || missing="python3-jsonschema"; \
 	command -v valgrind >/dev/null 2>&1 || missing="$$missing valgrind"; \
+	command -v sqlite3 >/dev/null 2>&1 || missing="$$missing sqlite3"; \
 	if [ -n "$$missing" ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo -n"; \
