@@ -45,7 +45,6 @@ static struct {
     unsigned seq; /* N of the last massif.out.PID.N */
     bool installed;
     bool atfork_done;
-    int fork_child_pid;
 } sig = { .wake_fd = { -1, -1 } };
 
 static void on_signal(int signo)
@@ -194,7 +193,6 @@ void lp_signal_atfork_child(void)
 {
     bool held = lp_guard_held;
 
-    sig.fork_child_pid = getpid();
     lp_snapshot_atfork_child();
     if (!sig.installed)
         return;
@@ -211,9 +209,4 @@ void lp_signal_atfork_child(void)
     sig.seq = 0;
     (void)start_dumper();
     lp_guard_held = held;
-}
-
-bool lp_signal_in_fork_child(void)
-{
-    return sig.fork_child_pid != 0 && sig.fork_child_pid == getpid();
 }

@@ -13,7 +13,5 @@
 void lp_signal_init(void);
 /* In a fork child: the dumper thread is gone; start a new one. */
 void lp_signal_atfork_child(void);
-/* True in a child created by fork() (not vfork). */
-bool lp_signal_in_fork_child(void);
 
 #endif /* LP_PRELOAD_SIGNAL_H */

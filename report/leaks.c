@@ -16,6 +16,8 @@
  */
 #include "report/leaks.h"
 
+#include "report/suppress.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -25,9 +27,6 @@
 /* Indexed by enum lp_kind. */
 static const char *const kind_text[LP_KIND_COUNT] = {
     "still reachable", "possibly lost", "indirectly lost", "definitely lost",
-};
-static const char *const kind_supp_name[LP_KIND_COUNT] = {
-    "reachable", "possible", "indirect", "definite",
 };
 /* Indexed by enum lp_heur; NONE is never printed. */
 static const char *const heur_text[LP_HEUR_COUNT] = {
@@ -243,12 +242,6 @@ static void line(struct writer *w, const char *fmt, ...)
         w->err = errno != 0 ? -errno : -EIO;
 }
 
-static void raw(struct writer *w, const char *s)
-{
-    if (w->err == 0 && (fputs(s, w->f) == EOF || ferror(w->f)))
-        w->err = errno != 0 ? -errno : -EIO;
-}
-
 static void print_header(struct writer *w, const struct lp_loss_record *r,
                          size_t idx, size_t n, bool d)
 {
@@ -271,23 +264,14 @@ static void print_header(struct writer *w, const struct lp_loss_record *r,
     }
 }
 
+/* The --gen-suppressions=all block: report/suppress.c owns its shape. */
 static void print_suppression(struct writer *w, const struct lp_loss_record *r,
                               const struct lp_sym_frame *f, int nf)
 {
-    int i;
+    int rc;
 
-    raw(w, "{\n   <insert_a_suppression_name_here>\n   Memcheck:Leak\n");
-    if (w->err == 0)
-        fprintf(w->f, "   match-leak-kinds: %s\n", kind_supp_name[r->kind]);
-    for (i = 0; i < nf && w->err == 0; i++) {
-        const char *name = f[i].mangled != NULL ? f[i].mangled : f[i].fn;
-
-        if (name != NULL)
-            fprintf(w->f, "   fun:%s\n", name);
-        else
-            fprintf(w->f, "   obj:%s\n", f[i].obj != NULL ? f[i].obj : "*");
-    }
-    raw(w, "}\n");
+    if (w->err == 0 && (rc = lp_supp_gen(w->f, r->kind, f, nf)) != 0)
+        w->err = rc;
 }
 
 static int print_record(struct writer *w, const struct lp_loss_record *r,
