@@ -4,7 +4,7 @@
 /*
  * table.h - live blocks: address -> (size, stack id, sequence number).
  *
- * Split by address hash into LP_TABLE_SHARDS uthash tables, each with its
+ * Split by address hash into LP_TABLE_SHARDS open-addressing hash tables, each with its
  * own lock, so threads freeing unrelated blocks never contend. Memory
  * comes from lp_arena only. Callers must hold the guard (see guard.h).
  *
