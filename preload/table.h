@@ -4,8 +4,9 @@
 /*
  * table.h - live blocks: address -> (size, stack id, sequence number).
  *
- * Split by address hash into LP_TABLE_SHARDS open-addressing hash tables, each with its
- * own lock, so threads freeing unrelated blocks never contend. Memory
+ * Split by address hash into LP_TABLE_SHARDS open-addressing hash tables,
+ * each with its own lock, so threads freeing unrelated blocks never
+ * contend. Memory
  * comes from lp_arena only. Callers must hold the guard (see guard.h).
  *
  * Context: HOT, except lp_table_for_each() and lp_table_lock_all() (COLD).
