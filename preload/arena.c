@@ -143,3 +143,9 @@ void lp_arena_for_each_range(void (*fn)(uintptr_t, uintptr_t, void *),
     for (i = 0; i < n; i++)
         fn(arena.lo[i], arena.hi[i], arg);
 }
+
+/* fork(): preload/fork.c takes the arena lock last, after every lock whose
+ * holder may still need the arena. */
+void lp_arena_lock(void) { arena_lock(); }
+void lp_arena_unlock(void) { arena_unlock(); }
+void lp_arena_atfork_child(void) { arena.lock = 0; }

@@ -22,4 +22,9 @@ bool lp_arena_owns(uintptr_t addr);
 void lp_arena_for_each_range(void (*fn)(uintptr_t lo, uintptr_t hi, void *),
                              void *arg);
 
+/* For the fork protocol (preload/fork.c) only. */
+void lp_arena_lock(void);
+void lp_arena_unlock(void);
+void lp_arena_atfork_child(void);
+
 #endif /* LP_PRELOAD_ARENA_H */

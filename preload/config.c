@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "preload/fault.h"
 #include "report/leaks.h"
 
 struct lp_config lp_config;
@@ -168,6 +169,37 @@ static void set_defaults(struct lp_config *c)
 }
 
 /* Apply one key=value; false when the value is bad. */
+unsigned lp_fault_mask;
+
+/* fault_inject=open,write,rename,arena: the test seam of fault.h. */
+static bool parse_faults(const char *v)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {{"open", LP_FAULT_OPEN}, {"write", LP_FAULT_WRITE},
+                 {"rename", LP_FAULT_RENAME}, {"arena", LP_FAULT_ARENA},
+                 {"none", 0}};
+    unsigned mask = 0;
+
+    while (*v) {
+        size_t len = strcspn(v, ","), i;
+
+        for (i = 0; i < LP_ARRAY_SIZE(names); i++)
+            if (strlen(names[i].name) == len &&
+                strncmp(names[i].name, v, len) == 0)
+                break;
+        if (i == LP_ARRAY_SIZE(names))
+            return false;
+        mask |= names[i].bit;
+        v += len;
+        if (*v == ',')
+            v++;
+    }
+    lp_store_relaxed(&lp_fault_mask, mask);
+    return true;
+}
+
 static bool apply(struct lp_config *c, const char *k, const char *v,
                   bool *known)
 {
@@ -176,6 +208,8 @@ static bool apply(struct lp_config *c, const char *k, const char *v,
     *known = true;
     if (!strcmp(k, "log"))
         return copy_path(c->log, v);
+    if (!strcmp(k, "fault_inject"))
+        return parse_faults(v);
     if (!strcmp(k, "leak_check")) {
         if (!strcmp(v, "no"))
             c->leak_check = LP_CHECK_NO;

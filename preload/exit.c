@@ -2,32 +2,55 @@
 /*
  * exit.c - the end of the run: leak check, report, massif file, status.
  *
- * Runs once, from our destructor (after the program's atexit handlers and
- * the destructors of everything loaded after us), or from _exit in a fork
- * child. The runtimes' own long-lived memory is given back first, as
- * Valgrind does before its leak search.
+ * One exit path for the three ways a process ends:
+ *  - normally (return from main, exit()): our destructor runs early in
+ *    _dl_fini (a preloaded object is finalised before the libraries the
+ *    program linked), so it does not report there: it registers one more
+ *    exit handler, which glibc runs after _dl_fini has returned, i.e. after
+ *    every library destructor and before stdio's final flush. Only then is
+ *    the heap what Memcheck would see.
+ *  - by _exit/_Exit (fork children): nothing of the program's may run any
+ *    more: no stdio flush, no freeing of the runtime's buffers.
+ *  - by a fatal signal (fatal_signal.c): as _exit, then the signal is
+ *    raised again.
+ * The runtimes' long-lived memory (stdio buffers, libstdc++'s emergency
+ * pool) is given back first, as Valgrind does, but only on a normal exit of
+ * a process with no other thread left: another thread may still be inside
+ * localtime() or strerror() using exactly those buffers.
+ * The report runs on a stack of our own when the current one may be small
+ * (a sigaltstack, a signal handler).
  * Context: COLD.
  */
 #include "preload/exit.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/arena.h"
 #include "preload/config.h"
 #include "preload/guard.h"
 #include "preload/leakcheck.h"
 #include "preload/process.h"
 #include "preload/snapshot.h"
+#include "preload/threads.h"
+
+#define REPORT_STACK_SIZE (8u << 20)
+
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
 
 static int report_done;
 static unsigned report_errors;
+static bool deferred;
 
 /*
  * Give back what the C and C++ runtimes keep for the life of the process
  * (stdio buffers, libstdc++'s emergency exception pool, ...), as Valgrind
  * does before its leak search, so "in use at exit" means what it means
- * under Memcheck. Both functions exist for exactly this purpose.
+ * under Memcheck. Both functions exist for exactly this purpose; neither
+ * may run while another thread can still use what they free.
  */
 static void runtime_freeres(void)
 {
@@ -45,30 +68,124 @@ static void runtime_freeres(void)
         libc();
 }
 
-void lp_exit_report(void)
+/* Call fn(arg) with the stack pointer at top (x86-64); elsewhere, call it
+ * on the current stack. */
+void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top);
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl lp_exit_call_on_stack\n"
+        ".hidden lp_exit_call_on_stack\n"
+        ".type lp_exit_call_on_stack,@function\n"
+        "lp_exit_call_on_stack:\n"
+        "  .cfi_startproc\n"
+        "  push %rbp\n"
+        "  .cfi_def_cfa_offset 16\n"
+        "  .cfi_offset %rbp, -16\n"
+        "  mov %rsp, %rbp\n"
+        "  .cfi_def_cfa_register %rbp\n"
+        "  mov %rdx, %rsp\n"
+        "  and $-16, %rsp\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %rdi\n"
+        "  call *%rax\n"
+        "  mov %rbp, %rsp\n"
+        "  pop %rbp\n"
+        "  .cfi_def_cfa %rsp, 8\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size lp_exit_call_on_stack, .-lp_exit_call_on_stack\n");
+#else
+void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top)
 {
+    (void)top;
+    fn(arg);
+}
+#endif
+
+static void write_outputs(void *arg)
+{
+    (void)arg;
+    report_errors = lp_leakcheck_run(false);
+    lp_snapshot_write_final();
+}
+
+/* The current stack may be small: an alternate signal stack, or a signal
+ * handler's frame on a thread stack we know nothing about. */
+static bool stack_may_be_small(enum lp_exit_how how)
+{
+    stack_t ss;
+
+    if (how == LP_EXIT_SIGNAL)
+        return true;
+    return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+}
+
+void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
+{
+    void *stack = NULL;
+
     if (__atomic_exchange_n(&report_done, 1, __ATOMIC_ACQ_REL))
         return;
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
-    runtime_freeres(); /* its frees are the program's: before the guard */
+    /* Its frees are the program's: before the guard. */
+    if (how == LP_EXIT_NORMAL && lp_threads_others_running() == 0)
+        runtime_freeres();
     lp_guard_hold_forever();
-    report_errors = lp_leakcheck_run(false);
-    lp_snapshot_write_final();
+    if (stack_may_be_small(how))
+        stack = lp_arena_alloc(REPORT_STACK_SIZE);
+    /* Where this thread's live stack begins, for the scan. */
+    lp_process.report_tid = (int)gettid();
+    lp_process.report_sp =
+        live_sp ? live_sp
+                : (stack ? 0 : (uintptr_t)__builtin_frame_address(0));
+    if (stack)
+        lp_exit_call_on_stack(write_outputs, NULL,
+                              (char *)stack + REPORT_STACK_SIZE);
+    else
+        write_outputs(NULL);
     /* From here on nothing is tracked: later frees are not the program's
      * business any more, and tables must not change under a reader. */
     lp_store_release(&lp_state, LP_STATE_DONE);
+}
+
+/* Registered from our destructor: runs after _dl_fini returned. */
+static void after_all_destructors(void *unused)
+{
+    (void)unused;
+    lp_exit_report(LP_EXIT_NORMAL, 0);
     if (lp_process.exit_status_known && lp_process.exit_status == 0 &&
         report_errors > 0 && lp_config.error_exitcode) {
-        fflush(NULL);
+        fflush(NULL); /* what exit() would still have done */
         _exit(lp_config.error_exitcode);
     }
+}
+
+void lp_exit_from_destructor(void)
+{
+    bool held = lp_guard_held;
+
+    if (deferred)
+        return;
+    deferred = true;
+    /* glibc runs exit handlers registered while _dl_fini runs once it has
+     * returned. No DSO handle: our own __cxa_finalize, still to come in
+     * this _dl_fini, must not run it. The list node it may allocate is
+     * not the program's. Registration fails once the last handler ran
+     * (exit already done): then report now. */
+    lp_guard_held = true;
+    if (__cxa_atexit(after_all_destructors, NULL, NULL) == 0) {
+        lp_guard_held = held;
+        return;
+    }
+    lp_guard_held = held;
+    after_all_destructors(NULL);
 }
 
 int lp_exit_final_status(int status, bool run_report)
 {
     if (run_report)
-        lp_exit_report();
+        lp_exit_report(LP_EXIT_QUICK, 0);
     if (status == 0 && report_errors > 0 && lp_config.error_exitcode)
         return lp_config.error_exitcode;
     return status;

@@ -7,13 +7,25 @@
  */
 #include "preload/lp.h"
 
-/* Write the exit-time outputs once (later calls do nothing). */
-void lp_exit_report(void);
+enum lp_exit_how {
+    LP_EXIT_NORMAL, /* exit() or return from main: after all destructors */
+    LP_EXIT_QUICK,  /* _exit/_Exit: no stdio flush, no runtime freeing */
+    LP_EXIT_SIGNAL, /* dying of a fatal signal: as QUICK, own stack */
+};
+
+/* Write the exit-time outputs once (later calls do nothing). live_sp, when
+ * not 0, is where the calling thread's live stack begins (the interrupted
+ * stack pointer of a fatal signal); 0 means "here". */
+void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp);
+
+/* From our library destructor: arrange for the report to be written once
+ * every other destructor has run (or now, if that cannot be arranged). */
+void lp_exit_from_destructor(void);
 
 /* The status the process should leave with: status, or error_exitcode
  * when the report found errors and status is 0. When run_report is true
  * and the report has not been written yet (a child leaving by _exit), it
- * is written first. */
+ * is written first, the quick way. */
 int lp_exit_final_status(int status, bool run_report);
 
 #endif /* LP_PRELOAD_EXIT_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 LP_TLS bool lp_guard_held;
+LP_TLS unsigned lp_in_libc;
 int lp_state = LP_STATE_BOOT;
 bool lp_threaded;
 /* Defined here, not in process.c, which also defines exit(): unit tests

@@ -19,6 +19,10 @@ enum lp_state { LP_STATE_BOOT = 0, LP_STATE_READY, LP_STATE_DONE };
 
 extern LP_TLS bool lp_guard_held; /* the per-thread guard */
 extern int lp_state;              /* enum lp_state, atomically accessed */
+/* Non-zero while this thread is inside code a signal handler of ours must
+ * not re-enter (the real allocator, fork): then the handler only records
+ * its request. */
+extern LP_TLS unsigned lp_in_libc;
 
 struct lp_guard {
     int saved_errno;

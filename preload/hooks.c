@@ -8,7 +8,8 @@
  * the work: malloc(0) gives a unique block, realloc(p, 0) frees p,
  * realloc(NULL, n) is malloc, a failed realloc keeps the old block. We
  * only add calloc's overflow check (before anything else) and keep free()
- * from changing errno.
+ * from changing errno. Calls into the real allocator are bracketed by
+ * lp_in_libc, so a signal handler of ours knows not to allocate then.
  * Context: HOT.
  */
 #include <errno.h>
@@ -17,9 +18,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/guard.h"
 #include "preload/lp.h"
 #include "preload/real.h"
 #include "preload/track.h"
+
+/* Evaluate a call into the real allocator with lp_in_libc raised. */
+#define IN_LIBC(call) \
+    __extension__({ \
+        __typeof__(call) r_; \
+        lp_in_libc++; \
+        r_ = (call); \
+        lp_in_libc--; \
+        r_; \
+    })
+#define IN_LIBC_VOID(call) \
+    do { \
+        lp_in_libc++; \
+        call; \
+        lp_in_libc--; \
+    } while (0)
 
 LP_EXPORT void *malloc(size_t size)
 {
@@ -27,7 +45,7 @@ LP_EXPORT void *malloc(size_t size)
 
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(size, 16);
-    p = lp_real.malloc(size);
+    p = IN_LIBC(lp_real.malloc(size));
     if (LP_LIKELY(p != NULL))
         lp_track_alloc(p, size);
     return p;
@@ -42,7 +60,7 @@ LP_EXPORT void free(void *p)
     saved = errno;
     /* Record first: after the real free another thread may receive p. */
     lp_track_free(p);
-    lp_real.free(p);
+    IN_LIBC_VOID(lp_real.free(p));
     errno = saved;
 }
 
@@ -57,7 +75,7 @@ LP_EXPORT void *calloc(size_t n, size_t size)
     }
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(total, 16); /* static memory is zeroed */
-    p = lp_real.calloc(n, size);
+    p = IN_LIBC(lp_real.calloc(n, size));
     if (LP_LIKELY(p != NULL))
         lp_track_alloc(p, total);
     return p;
@@ -83,7 +101,7 @@ LP_EXPORT void *realloc(void *old, size_t size)
     if (LP_UNLIKELY(lp_boot_owns(old))) {
         size_t n = lp_boot_size(old);
 
-        np = lp_real.malloc(size);
+        np = IN_LIBC(lp_real.malloc(size));
         if (np) {
             memcpy(np, old, n < size ? n : size);
             lp_track_alloc(np, size);
@@ -93,10 +111,10 @@ LP_EXPORT void *realloc(void *old, size_t size)
     if (size == 0) {
         /* glibc frees the block and returns NULL. */
         lp_track_free(old);
-        return lp_real.realloc(old, 0);
+        return IN_LIBC(lp_real.realloc(old, 0));
     }
     had = lp_track_realloc_begin(old, &ob, &old_usable);
-    np = lp_real.realloc(old, size);
+    np = IN_LIBC(lp_real.realloc(old, size));
     lp_track_realloc_end(old, np, size, had, &ob, old_usable);
     return np;
 }
@@ -120,7 +138,7 @@ LP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
         *out = lp_boot_alloc(size, align);
         return *out ? 0 : ENOMEM;
     }
-    rc = lp_real.posix_memalign(out, align, size);
+    rc = IN_LIBC(lp_real.posix_memalign(out, align, size));
     if (rc == 0)
         lp_track_alloc(*out, size);
     return rc;
@@ -132,7 +150,7 @@ LP_EXPORT void *aligned_alloc(size_t align, size_t size)
 
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(size, align);
-    p = lp_real.aligned_alloc(align, size);
+    p = IN_LIBC(lp_real.aligned_alloc(align, size));
     if (p)
         lp_track_alloc(p, size);
     return p;
@@ -144,7 +162,7 @@ LP_EXPORT void *memalign(size_t align, size_t size)
 
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(size, align);
-    p = lp_real.memalign(align, size);
+    p = IN_LIBC(lp_real.memalign(align, size));
     if (p)
         lp_track_alloc(p, size);
     return p;
@@ -156,7 +174,7 @@ LP_EXPORT void *valloc(size_t size)
 
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(size, 4096);
-    p = lp_real.valloc(size);
+    p = IN_LIBC(lp_real.valloc(size));
     if (p)
         lp_track_alloc(p, size);
     return p;
@@ -169,7 +187,7 @@ LP_EXPORT void *pvalloc(size_t size)
 
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc((size + page - 1) & ~(page - 1), page);
-    p = lp_real.pvalloc(size);
+    p = IN_LIBC(lp_real.pvalloc(size));
     if (p)
         lp_track_alloc(p, (size + page - 1) & ~(page - 1));
     return p;

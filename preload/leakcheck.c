@@ -25,6 +25,7 @@
 
 #include "preload/config.h"
 #include "preload/diag.h"
+#include "preload/outfile.h"
 #include "preload/scan.h"
 #include "preload/stack.h"
 #include "preload/track.h"
@@ -95,6 +96,10 @@ struct lp_sym *lp_leakcheck_sym_get(void)
 }
 
 void lp_leakcheck_sym_put(void) { pthread_mutex_unlock(&lock); }
+
+void lp_leakcheck_lock(void) { pthread_mutex_lock(&lock); }
+void lp_leakcheck_unlock(void) { pthread_mutex_unlock(&lock); }
+void lp_leakcheck_atfork_child(void) { pthread_mutex_init(&lock, NULL); }
 
 static int cmp_block_key(const void *a, const void *b)
 {
@@ -318,7 +323,7 @@ static void emit(const char *buf, size_t len, const char *pattern,
                  bool append_only)
 {
     char path[LP_CONFIG_PATH_MAX + 32];
-    int fd = 2, pid = getpid();
+    int fd = -1, pid = getpid();
     bool own = false;
 
     if (pattern && *pattern) {
@@ -329,17 +334,20 @@ static void emit(const char *buf, size_t len, const char *pattern,
         } else {
             if (!append_only && (!lc.log_opened || lc.log_pid != pid))
                 flags |= O_TRUNC;
-            fd = open(path, flags, 0644);
+            fd = open(path, flags, 0666); /* the umask applies */
             if (fd < 0) {
                 lp_diag("cannot open '%s': %s; report goes to stderr", path,
                         strerror(errno));
-                fd = 2;
             } else {
                 own = true;
                 lc.log_opened = true;
                 lc.log_pid = pid;
             }
         }
+    }
+    if (fd < 0) {
+        lp_stderr_write(buf, len); /* the stderr the process started with */
+        return;
     }
     while (len > 0) {
         ssize_t n = write(fd, buf, len);
@@ -359,24 +367,19 @@ static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
 {
     char path[LP_CONFIG_PATH_MAX + 32], tmp[LP_CONFIG_PATH_MAX + 64];
     FILE *f;
-    int fd;
+    int rc;
 
     if (lp_config_expand(lp_config.sarif, getpid(), path, sizeof(path)) != 0)
         return;
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-              0644);
-    if (fd < 0 || !(f = fdopen(fd, "w"))) {
+    f = lp_outfile_open(path, tmp, sizeof(tmp));
+    if (!f) {
         lp_diag("cannot write '%s': %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return;
     }
     lp_leaks_sarif(f, set, lc.sym, o, NULL);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        lp_diag("cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-    }
+    rc = lp_outfile_commit(f, tmp, path, ferror(f) ? -EIO : 0);
+    if (rc != 0)
+        lp_diag("cannot write '%s': %s", path, strerror(-rc));
 }
 
 static bool any_valgrind_used(void)

@@ -28,4 +28,10 @@ unsigned lp_leakcheck_run(bool live);
 struct lp_sym *lp_leakcheck_sym_get(void);
 void lp_leakcheck_sym_put(void);
 
+/* For the fork protocol (preload/fork.c) only: the report's lock (also
+ * the symbolizer's). */
+void lp_leakcheck_lock(void);
+void lp_leakcheck_unlock(void);
+void lp_leakcheck_atfork_child(void);
+
 #endif /* LP_PRELOAD_LEAKCHECK_H */

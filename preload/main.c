@@ -3,54 +3,27 @@
  * main.c - library constructor and destructor.
  *
  * The constructor finishes what the first allocation may already have
- * started (lp_track_init is idempotent) and installs the fork handlers.
- * The destructor runs from _dl_fini, after the program's atexit handlers
- * and the destructors of objects loaded after us, and writes the exit-time
- * outputs.
+ * started (lp_track_init is idempotent), keeps a private copy of the
+ * stderr the process started with, and installs the fork protocol and the
+ * signal handlers. In secure mode (AT_SECURE) it does none of that. The
+ * destructor runs from _dl_fini, before the destructors of the libraries
+ * the program linked; exit.c defers the report until they have run.
  * Context: BOOT / COLD.
  */
-#include <pthread.h>
-#include <unistd.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "preload/config.h"
+#include "preload/diag.h"
 #include "preload/exit.h"
-#include "preload/process.h"
+#include "preload/fatal_signal.h"
+#include "preload/fork.h"
 #include "preload/guard.h"
+#include "preload/process.h"
 #include "preload/signal.h"
-#include "preload/stack.h"
-#include "preload/table.h"
 #include "preload/track.h"
-
-static void atfork_prepare(void)
-{
-    bool held = lp_guard_held;
-
-    lp_guard_held = true;
-    lp_stack_lock_all();
-    lp_table_lock_all();
-    lp_guard_held = held;
-}
-
-static void atfork_parent(void)
-{
-    lp_table_unlock_all();
-    lp_stack_unlock_all();
-}
-
-static void atfork_child(void)
-{
-    lp_process.pid = getpid();
-    lp_process.is_child = true;
-    if (!lp_config.trace_children)
-        lp_store_release(&lp_state, LP_STATE_DONE);
-    lp_table_atfork_child();
-    lp_stack_atfork_child();
-    lp_signal_atfork_child();
-}
 
 /* trace_children=no: programs this one execs must not load us again. */
 static void drop_from_ld_preload(void)
@@ -80,17 +53,21 @@ static void drop_from_ld_preload(void)
 __attribute__((constructor(101))) static void leakprof_init(void)
 {
     lp_track_init();
+    if (lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return; /* secure mode: invisible */
     lp_process.pid = getpid();
+    lp_diag_init();
     if (!lp_config.trace_children) {
         lp_guard_held = true;
         drop_from_ld_preload();
         lp_guard_held = false;
     }
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    lp_fork_init();
     lp_signal_init();
+    lp_fatal_signal_init();
 }
 
 __attribute__((destructor(101))) static void leakprof_fini(void)
 {
-    lp_exit_report();
+    lp_exit_from_destructor();
 }

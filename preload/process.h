@@ -17,6 +17,10 @@ struct lp_process {
                             wrapper after main returned; everything below
                             it is main's dead frames (not a root) */
     uintptr_t main_sp;   /* stack pointer just before main was called */
+    uintptr_t report_sp; /* set by the exit report: where the reporting
+                            thread's live stack begins (0: unknown, scan
+                            its whole stack) */
+    int report_tid;      /* the thread report_sp belongs to */
     int exit_status;     /* main's return value or exit()'s argument */
     bool exit_status_known;
     int pid;             /* getpid() at start-up, or after fork() in the

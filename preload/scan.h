@@ -134,4 +134,10 @@ void lp_scan_core_finish(struct lp_scan_core *c);
  * -1. */
 long lp_scan_core_find(const struct lp_scan_core *c, uintptr_t addr);
 
+/* For the fork protocol (preload/fork.c) only: the lock lp_scan_run
+ * holds while it runs. */
+void lp_scan_lock(void);
+void lp_scan_unlock(void);
+void lp_scan_atfork_child(void);
+
 #endif /* LP_PRELOAD_SCAN_H */

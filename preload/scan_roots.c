@@ -710,7 +710,11 @@ int lp_scan_run(struct lp_scan *out)
     r.nmaps = nmaps;
     r.main_tid = getpid();
     r.self_tid = (pid_t)gettid();
-    r.entry_sp = entry_sp;
+    /* The exit report says where its thread's live stack begins when it
+     * runs on a stack of its own or for an interrupted context. */
+    r.entry_sp = lp_process.report_tid == r.self_tid
+                     ? lp_process.report_sp
+                     : entry_sp;
     r.stopped = stopped;
     r.nstopped = nstopped;
     {
@@ -774,3 +778,8 @@ void lp_scan_release(struct lp_scan *out)
         munmap(out->map_, out->map_len_);
     memset(out, 0, sizeof(*out));
 }
+
+/* For the fork protocol (preload/fork.c). */
+void lp_scan_lock(void) { pthread_mutex_lock(&scan_lock); }
+void lp_scan_unlock(void) { pthread_mutex_unlock(&scan_lock); }
+void lp_scan_atfork_child(void) { pthread_mutex_init(&scan_lock, NULL); }

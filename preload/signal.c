@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * signal.c - snapshot_signal (SIGUSR1) asks for a snapshot; the dumper
- * thread takes it.
+ * signal.c - snapshot_signal (SIGUSR1 by default) asks for a snapshot; the
+ * dumper thread takes it.
  *
  * The handler may interrupt a thread that is inside an allocation and
  * holds a shard lock or the snapshot lock, so it must not lock, allocate
@@ -12,11 +12,21 @@
  * (N = 1, 2, ...) and a live leak report. Requests that arrive while a
  * dump runs are coalesced into the next one.
  *
- * The handler is installed only over SIG_DFL or SIG_IGN, so a default
- * SIGUSR1 no longer kills the program; a handler the program installs
- * later simply replaces ours (we never reinstall). A program that closes
- * all descriptors may close our pipe and reuse its numbers: the handler
- * checks the write end is still our pipe (fstat, async-signal-safe) before
+ * The dumper is not started with the process: a thread of ours would make
+ * every process multithreaded (glibc's locked allocator paths, unshare -U
+ * refused). It starts when the program creates its first thread (then it
+ * costs nothing more), or at the first snapshot signal: from the handler
+ * itself when the process is single-threaded and the interrupted code is
+ * not inside the allocator, fork or our own code (nothing that
+ * pthread_create needs can be held then), else at the next allocation.
+ *
+ * Installed through sigchain.c: a handler the program installs for the
+ * same signal is chained (it runs after the snapshot request), and an
+ * inherited SIG_IGN is left alone (no snapshots then; the README says so).
+ * The pipe's ends live at high descriptor numbers, so the program's own
+ * descriptors are numbered as without us. A program that closes all
+ * descriptors may close our pipe and reuse its numbers: the handler checks
+ * the write end is still our pipe (fstat, async-signal-safe) before
  * writing, and the dumper falls back to polling the counter.
  * Context: SIGNAL (handler) / COLD (dumper thread, init, fork child).
  */
@@ -36,6 +46,9 @@
 #include "preload/guard.h"
 #include "preload/leakcheck.h"
 #include "preload/snapshot.h"
+#include "preload/diag.h"
+#include "preload/sigchain.h"
+#include "preload/track.h"
 
 static struct {
     int wake_fd[2]; /* read end blocking, write end O_NONBLOCK; CLOEXEC */
@@ -44,22 +57,49 @@ static struct {
     unsigned requests;
     unsigned seq; /* N of the last massif.out.PID.N */
     bool installed;
-    bool atfork_done;
+    int starting;  /* start_dumper claimed (once per process) */
+    bool running;  /* the dumper thread exists */
 } sig = { .wake_fd = { -1, -1 } };
 
-static void on_signal(int signo)
+static int start_dumper(void);
+
+/* Start the dumper now if nothing it needs can be held by this thread. */
+static bool start_from_handler(void)
 {
-    int saved_errno = errno;
+    bool held = lp_guard_held;
+    int rc;
+
+    if (lp_load_relaxed(&lp_threaded) || held || lp_in_libc != 0 ||
+        lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return false;
+    lp_guard_held = true;
+    rc = start_dumper();
+    lp_guard_held = held;
+    return rc == 0;
+}
+
+static void wake(void)
+{
     char one = 1;
     struct stat st;
     int fd = lp_load_relaxed(&sig.wake_fd[1]);
 
-    (void)signo;
-    lp_add_relaxed(&sig.requests, 1);
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == sig.ino &&
         st.st_dev == sig.dev)
         (void)!write(fd, &one, 1); /* EAGAIN: a wake-up is pending */
+}
+
+static void on_signal(int signo, siginfo_t *si, void *uc)
+{
+    int saved_errno = errno;
+
+    lp_add_relaxed(&sig.requests, 1);
+    if (lp_load_acquire(&sig.running))
+        wake();
+    else if (!start_from_handler())
+        lp_track_request_service(); /* at the next allocation */
     errno = saved_errno;
+    lp_sigchain_call(signo, si, uc);
 }
 
 static void dump(void)
@@ -105,6 +145,17 @@ static void *dumper_main(void *arg)
     return NULL;
 }
 
+/* Keep the low descriptor numbers for the program. */
+static void move_high(int *fd)
+{
+    int hi = fcntl(*fd, F_DUPFD_CLOEXEC, 1000);
+
+    if (hi >= 0) {
+        close(*fd);
+        *fd = hi;
+    }
+}
+
 static int make_pipe(void)
 {
     int fds[2];
@@ -112,6 +163,8 @@ static int make_pipe(void)
 
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -errno;
+    move_high(&fds[0]);
+    move_high(&fds[1]);
     if (fcntl(fds[1], F_SETFL, O_NONBLOCK) != 0 || fstat(fds[1], &st) != 0) {
         close(fds[0]);
         close(fds[1]);
@@ -131,8 +184,12 @@ static int start_dumper(void)
     sigset_t all, old;
     int rc;
 
-    if (make_pipe() != 0)
+    if (lp_xchg_acq_rel(&sig.starting, 1))
+        return lp_load_acquire(&sig.running) ? 0 : -1;
+    if (make_pipe() != 0) {
+        lp_store_release(&sig.starting, 0);
         return -1;
+    }
     /* The thread inherits this mask: it never runs a signal handler. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -148,57 +205,45 @@ static int start_dumper(void)
         close(sig.wake_fd[1]);
         sig.wake_fd[0] = -1;
         lp_store_release(&sig.wake_fd[1], -1);
+        lp_store_release(&sig.starting, 0);
         return -1;
     }
+    lp_store_release(&sig.running, true);
+    /* Requests made before the pipe existed. */
+    if (lp_load_relaxed(&sig.requests))
+        wake();
     return 0;
 }
 
-/* The snapshot lock is a leaf (its holder takes only the arena's
- * spinlock), so taking it before main.c's locks cannot deadlock. */
-static void atfork_prepare(void) { lp_snapshot_lock(); }
+void lp_signal_start_dumper(void)
+{
+    bool held = lp_guard_held;
 
-static void atfork_parent(void) { lp_snapshot_unlock(); }
+    if (!sig.installed || lp_load_acquire(&sig.running))
+        return;
+    lp_guard_held = true;
+    (void)start_dumper();
+    lp_guard_held = held;
+}
 
 void lp_signal_init(void)
 {
-    struct sigaction old, sa;
-    bool held = lp_guard_held;
-    int signo = lp_config.snapshot_signal;
+    int signo = lp_config.snapshot_signal, rc;
 
     if (signo <= 0 || sig.installed)
         return;
-    /* pthread_atfork and pthread_create allocate: not the program's. */
-    lp_guard_held = true;
-    if (!sig.atfork_done) {
-        /* Registered after main.c's handlers, so our prepare runs first
-         * and the snapshot lock is taken before the table and stack
-         * locks; the child side is lp_signal_atfork_child(). */
-        pthread_atfork(atfork_prepare, atfork_parent, NULL);
-        sig.atfork_done = true;
-    }
-    if (sigaction(signo, NULL, &old) == 0 &&
-        !(old.sa_flags & SA_SIGINFO) &&
-        (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) &&
-        start_dumper() == 0) {
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART;
-        if (sigaction(signo, &sa, NULL) == 0)
-            sig.installed = true;
-    }
-    lp_guard_held = held;
+    rc = lp_sigchain_install(signo, on_signal, LP_SIGCHAIN_CHAIN, false);
+    if (rc == 0)
+        sig.installed = true;
+    else if (rc == -EPERM)
+        lp_diag("snapshot_signal %d is ignored (SIG_IGN inherited): no "
+                "snapshots on it", signo);
 }
 
 void lp_signal_atfork_child(void)
 {
-    bool held = lp_guard_held;
-
-    lp_snapshot_atfork_child();
-    if (!sig.installed)
-        return;
     /* The dumper thread did not survive fork and the pipe is shared with
-     * the parent: give the child its own of both. */
-    lp_guard_held = true;
+     * the parent: the child starts its own when it needs one. */
     if (sig.wake_fd[0] >= 0)
         close(sig.wake_fd[0]);
     if (sig.wake_fd[1] >= 0)
@@ -207,6 +252,6 @@ void lp_signal_atfork_child(void)
     lp_store_release(&sig.wake_fd[1], -1);
     sig.requests = 0;
     sig.seq = 0;
-    (void)start_dumper();
-    lp_guard_held = held;
+    sig.starting = 0;
+    lp_store_release(&sig.running, false);
 }

@@ -9,9 +9,13 @@
  */
 #include "preload/lp.h"
 
-/* Install the handler and start the dumper thread (if enabled). */
+/* Install the handler (if enabled); the dumper thread starts later. */
 void lp_signal_init(void);
-/* In a fork child: the dumper thread is gone; start a new one. */
+/* Start the dumper thread if the handler is installed and it is not
+ * running yet (the program's first thread, or a pending request). */
+void lp_signal_start_dumper(void);
+/* In a fork child: the dumper thread is gone; a new one starts on
+ * demand. */
 void lp_signal_atfork_child(void);
 
 #endif /* LP_PRELOAD_SIGNAL_H */

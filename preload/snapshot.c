@@ -19,6 +19,8 @@
  */
 #include "preload/snapshot.h"
 
+#include "preload/outfile.h"
+
 #include "preload/leakcheck.h"
 
 #include <errno.h>
@@ -334,6 +336,10 @@ void lp_snapshot_init(void)
     lp_snapshot_active = true;
 }
 
+/* The writer's lock is taken first: a writer takes the leak report's lock
+ * while holding it (fork.c lists the order). */
+void lp_snapshot_write_lock(void) { pthread_mutex_lock(&snap.write_lock); }
+void lp_snapshot_write_unlock(void) { pthread_mutex_unlock(&snap.write_lock); }
 void lp_snapshot_lock(void) { pthread_mutex_lock(&snap.lock); }
 void lp_snapshot_unlock(void) { pthread_mutex_unlock(&snap.lock); }
 
@@ -769,32 +775,11 @@ static int resolve_path(char *out, size_t n, unsigned seq)
 static int write_file(const char *path, const struct lp_massif *m)
 {
     char tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f;
-    int fd, rc = 0;
+    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-        sizeof(tmp))
-        return -ENAMETOOLONG;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-              0644);
-    if (fd < 0)
+    if (!f)
         return -errno;
-    (void)fchmod(fd, 0644); /* massif's mode, whatever the umask */
-    f = fdopen(fd, "w");
-    if (!f) {
-        rc = -errno;
-        close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    rc = lp_massif_write(m, f);
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
+    return lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
 }
 
 static int write_profile(unsigned seq, bool now)

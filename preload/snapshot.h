@@ -74,8 +74,11 @@ void lp_snapshot_write_final(void);
  * Returns 0, -ENOENT when massif= is disabled, or a negative errno. */
 int lp_snapshot_dump(unsigned n);
 
-/* fork(): prepare takes the snapshot lock, parent and child release it
- * (the child also restarts nothing: the history is inherited). */
+/* fork() (preload/fork.c): the writer's lock and the snapshot lock, taken
+ * in prepare and released in the parent; the child re-initialises both
+ * (and restarts nothing: the history is inherited). */
+void lp_snapshot_write_lock(void);
+void lp_snapshot_write_unlock(void);
 void lp_snapshot_lock(void);
 void lp_snapshot_unlock(void);
 void lp_snapshot_atfork_child(void);

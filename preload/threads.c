@@ -13,6 +13,8 @@
  */
 #include "preload/threads.h"
 
+#include "preload/signal.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -56,9 +58,13 @@ static struct {
     unsigned int epoch;
     size_t nslots;
     struct lp_stopped_thread slots[LP_THREADS_MAX_STOPPED];
-    bool handler_installed;
-    struct sigaction old_action; /* the host's handler, chained to */
+    int signo;        /* the stop signal in use, 0 before the first stop */
+    uintptr_t cookie; /* si_value of our stop signals */
+    bool can_signal;  /* this stop found a signal to stop with */
 } threads;
+
+static void on_stop_signal(int sig, siginfo_t *si, void *ucv);
+static uint64_t now_ms(void);
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -176,8 +182,12 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     }
     /* From now on counters need atomic read-modify-writes (lp.h). Set
      * before the thread exists, by the only thread that could race. */
-    if (!lp_guard_held)
+    if (!lp_guard_held) {
         lp_store_release(&lp_threaded, true);
+        /* Multithreaded from now on anyway: the snapshot dumper costs
+         * nothing more, and a signal need not wait for an allocation. */
+        lp_signal_start_dumper();
+    }
     r = rec_claim();
     if (r == NULL)
         return real(thread, attr, start, arg); /* untracked, still works */
@@ -249,7 +259,23 @@ static bool is_internal(pid_t tid)
 
 /* --- stop the world ---------------------------------------------------- */
 
-static int stop_signal(void) { return SIGRTMAX - LP_THREADS_STOP_SIGNAL_OFFSET; }
+/*
+ * The stop signal is chosen at run time: the highest real-time signal the
+ * program leaves at SIG_DFL (glibc keeps SIGRTMIN..+2 for itself,
+ * applications count up from SIGRTMIN). Ours are told apart from the
+ * program's by their siginfo: sent with rt_tgsigqueueinfo, SI_QUEUE, our
+ * pid and a random cookie as the value. Any other arrival of that signal
+ * gets the signal's default action, as it would without us.
+ */
+static int stop_signal(void) { return lp_load_relaxed(&threads.signo); }
+
+static bool is_our_handler(int signo)
+{
+    struct sigaction cur;
+
+    return sigaction(signo, NULL, &cur) == 0 &&
+           (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_stop_signal;
+}
 
 static void futex_wait(unsigned int *word, unsigned int val)
 {
@@ -290,18 +316,20 @@ static void on_stop_signal(int sig, siginfo_t *si, void *ucv)
     size_t i, n;
     pid_t tid;
 
-    if (!(e & 1) || si->si_code != SI_TKILL || si->si_pid != getpid()) {
-        /* Not ours (or a late one after the scan ended). */
-        const struct sigaction *o = &threads.old_action;
+    if (si->si_code != SI_QUEUE || si->si_pid != getpid() ||
+        (uintptr_t)si->si_value.sival_ptr != threads.cookie) {
+        /* The program's own: what SIG_DFL would have done (terminate). */
+        struct sigaction dfl;
 
-        if (si->si_code != SI_TKILL || si->si_pid != getpid()) {
-            if ((o->sa_flags & SA_SIGINFO) && o->sa_sigaction)
-                o->sa_sigaction(sig, si, ucv);
-            else if (!(o->sa_flags & SA_SIGINFO) &&
-                     o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN)
-                o->sa_handler(sig);
-        }
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+        syscall(SYS_tgkill, getpid(), gettid_raw(), sig);
         errno = saved_errno;
+        return; /* delivered when the handler's mask is lifted */
+    }
+    if (!(e & 1)) {
+        errno = saved_errno; /* a late one of ours, after the scan ended */
         return;
     }
     tid = gettid_raw();
@@ -323,20 +351,51 @@ static void on_stop_signal(int sig, siginfo_t *si, void *ucv)
     errno = saved_errno;
 }
 
-static void install_handler(void)
+/* Make sure our handler is installed on a free signal; false if none. */
+static bool install_handler(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, cur;
+    int signo = stop_signal();
 
-    if (threads.handler_installed)
-        return;
+    if (signo != 0 && is_our_handler(signo))
+        return true;
+    if (threads.cookie == 0) {
+        uintptr_t c = 0;
+
+        if (syscall(SYS_getrandom, &c, sizeof(c), 0) != (long)sizeof(c))
+            c = (uintptr_t)now_ms() * 0x9e3779b97f4a7c15ull;
+        threads.cookie = (c ^ (uintptr_t)&threads) | 1;
+    }
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_stop_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
-    /* Installed once for good: a thread that answers after its scan gave
-     * up must still find a handler, or the signal would kill it. */
-    if (sigaction(stop_signal(), &sa, &threads.old_action) == 0)
-        threads.handler_installed = true;
+    /* Kept installed after the scan: a thread that answers after its scan
+     * gave up must still find a handler, or the signal would kill it. */
+    for (signo = SIGRTMAX - LP_THREADS_STOP_SIGNAL_OFFSET;
+         signo >= SIGRTMIN + 3; signo--) {
+        if (sigaction(signo, NULL, &cur) != 0 ||
+            (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+            continue;
+        if (sigaction(signo, &sa, NULL) == 0) {
+            lp_store_relaxed(&threads.signo, signo);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool send_stop(pid_t pid, pid_t tid)
+{
+    siginfo_t si;
+
+    memset(&si, 0, sizeof(si));
+    si.si_signo = stop_signal();
+    si.si_code = SI_QUEUE;
+    si.si_pid = pid;
+    si.si_uid = getuid();
+    si.si_value.sival_ptr = (void *)threads.cookie;
+    return syscall(SYS_rt_tgsigqueueinfo, pid, tid, si.si_signo, &si) == 0;
 }
 
 static uint64_t now_ms(void)
@@ -364,6 +423,26 @@ static bool have_slot(pid_t tid)
     return false;
 }
 
+/* A getdents64 record, and the tid its name spells (0 if not a number). */
+struct dirent64_raw {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+static pid_t parse_tid(const char *c)
+{
+    pid_t tid = 0;
+
+    if (*c < '0' || *c > '9')
+        return 0;
+    for (; *c >= '0' && *c <= '9'; c++)
+        tid = tid * 10 + (*c - '0');
+    return tid;
+}
+
 /* Read /proc/self/task with getdents64 (opendir would malloc, and a
  * stopped thread may hold the allocator's lock) and signal every thread
  * not signalled yet. Returns how many were added. */
@@ -382,21 +461,12 @@ static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
         if (n <= 0)
             break;
         while (off < n) {
-            struct {
-                uint64_t ino;
-                int64_t off;
-                unsigned short reclen;
-                unsigned char type;
-                char name[];
-            } *d = (void *)(buf + off);
-            const char *c = d->name;
-            pid_t tid = 0;
+            struct dirent64_raw *d = (void *)(buf + off);
+            pid_t tid = parse_tid(d->name);
 
             off += d->reclen;
-            if (*c < '0' || *c > '9')
+            if (tid <= 0)
                 continue;
-            for (; *c >= '0' && *c <= '9'; c++)
-                tid = tid * 10 + (*c - '0');
             if (tid == self || have_slot(tid) || is_internal(tid))
                 continue;
             if (threads.nslots == LP_THREADS_MAX_STOPPED)
@@ -410,7 +480,11 @@ static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
                 lp_store_relaxed(&s->epoch, (unsigned long)e);
                 lp_store_relaxed(&s->state, SLOT_SIGNALLED);
                 lp_store_release(&threads.nslots, threads.nslots + 1);
-                if (syscall(SYS_tgkill, pid, tid, stop_signal()) != 0)
+                /* No signal to stop with: scanned whole, as a thread
+                 * that does not answer. */
+                if (!threads.can_signal)
+                    lp_store_release(&s->state, SLOT_BLOCKED);
+                else if (!send_stop(pid, tid))
                     lp_store_release(&s->state, SLOT_GONE);
                 added++;
             }
@@ -418,6 +492,35 @@ static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
     }
     close(fd);
     return added;
+}
+
+/* How many threads other than the caller and our own still run. */
+size_t lp_threads_others_running(void)
+{
+    char buf[4096];
+    size_t count = 0;
+    pid_t self = gettid_raw();
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 1; /* cannot tell: assume the worst */
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+        long off = 0;
+
+        if (n <= 0)
+            break;
+        while (off < n) {
+            struct dirent64_raw *d = (void *)(buf + off);
+            pid_t tid = parse_tid(d->name);
+
+            off += d->reclen;
+            if (tid > 0 && tid != self && !is_internal(tid))
+                count++;
+        }
+    }
+    close(fd);
+    return count;
 }
 
 /* Does tid block our signal? (/proc/PID/task/TID/status, SigBlk.) Such a
@@ -482,7 +585,7 @@ size_t lp_threads_stop(struct lp_stopped_thread **out)
     size_t i;
     int round;
 
-    install_handler();
+    threads.can_signal = install_handler();
     e = lp_load_relaxed(&threads.epoch) | 1u;
     if (e == lp_load_relaxed(&threads.epoch))
         e += 2; /* a previous stop was never resumed */

@@ -31,8 +31,9 @@
 #include "preload/lp.h"
 
 /* glibc reserves SIGRTMIN..SIGRTMIN+2 (cancel, setxid) internally and
- * applications usually take SIGRTMIN upward; we take one from the top. */
-#define LP_THREADS_STOP_SIGNAL_OFFSET 3 /* SIGRTMAX - 3 */
+ * applications usually take SIGRTMIN upward; we take the highest one at
+ * or below SIGRTMAX - 3 that the program leaves at SIG_DFL. */
+#define LP_THREADS_STOP_SIGNAL_OFFSET 3
 
 /* How long lp_threads_stop() waits for a thread that does not answer
  * (signal blocked, uninterruptible sleep, being traced). */
@@ -86,6 +87,10 @@ void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
 /* Called by a thread of leakprof's own (the dumper) at its start: it is
  * never stopped and its stack is never a root. */
 void lp_threads_self_internal(void);
+
+/* How many threads of the program other than the caller are still in
+ * /proc/self/task (our own threads not counted). COLD, no allocation. */
+size_t lp_threads_others_running(void);
 
 /* The interposed pthread_create (exported). */
 #include <pthread.h>

@@ -16,6 +16,11 @@
  * thread: the caller must then serve the request from the boot arena. */
 bool lp_track_init(void);
 
+/* From a signal handler (async-signal-safe): ask the next allocation, in
+ * any thread, to start the snapshot dumper (signal.c) outside the
+ * handler. Costs the hot path nothing: the init check fails once. */
+void lp_track_request_service(void);
+
 /* A block p of size bytes was just handed to the program. */
 void lp_track_alloc(void *p, size_t size);
 

@@ -50,8 +50,8 @@ else
 fi
 PY3=/usr/bin/python3
 if [ -x $PY3 ]; then
-    (cd "$WORK" && PYTHONMALLOC=malloc LEAKPROF_OPTIONS=massif=0:log=$WORK/lp_py.txt LD_PRELOAD="$LIB" $PY3 py.py >/dev/null)
-    (cd "$WORK" && PYTHONMALLOC=malloc valgrind --leak-check=full --log-file=$WORK/mc_py.txt $PY3 py.py >/dev/null 2>&1)
+    (cd "$WORK" && PYTHONHASHSEED=0 PYTHONMALLOC=malloc LEAKPROF_OPTIONS=massif=0:log=$WORK/lp_py.txt LD_PRELOAD="$LIB" $PY3 py.py >/dev/null)
+    (cd "$WORK" && PYTHONHASHSEED=0 PYTHONMALLOC=malloc valgrind --leak-check=full --log-file=$WORK/mc_py.txt $PY3 py.py >/dev/null 2>&1)
     check "python3 agrees with memcheck" close_enough "$WORK/lp_py.txt" "$WORK/mc_py.txt"
 else
     echo "SKIP: python3 (no /usr/bin/python3)"
