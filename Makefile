@@ -95,6 +95,13 @@ $(O)/samples/dlopen_app: samples/dlopen_app.c $(O)/samples/libctorlib.so
 $(O)/samples/before_main: samples/before_main.c $(O)/samples/libctorlib.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/samples -lctorlib -Wl,-rpath,'$$ORIGIN'
 
+# A sample whose linked library frees in its destructor.
+$(O)/samples/libdtorlib.so: samples/lib/dtorlib.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/dtor_app: samples/dtor_app.c $(O)/samples/libdtorlib.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -Wl,--no-as-needed -L$(O)/samples -ldtorlib -Wl,-rpath,'$$ORIGIN'
+
 $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<

@@ -36,6 +36,7 @@
 #include "preload/process.h"
 #include "preload/snapshot.h"
 #include "preload/threads.h"
+#include "preload/track.h"
 
 #define REPORT_STACK_SIZE (8u << 20)
 
@@ -120,6 +121,22 @@ static bool stack_may_be_small(enum lp_exit_how how)
     return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
 }
 
+/*
+ * With other threads still running, the runtime's buffers stay (they may
+ * be in use), but what __libc_freeres frees of threads that are gone is
+ * counted as freed, as under Memcheck: the DTVs of finished threads whose
+ * stacks glibc keeps cached. Counted only; the memory stays allocated, as
+ * a thread created later may reuse a cached stack with its DTV.
+ */
+static void forget_dead_threads_dtvs(void)
+{
+    uintptr_t dtv[256];
+    size_t i, n = lp_threads_dead_dtvs(dtv, LP_ARRAY_SIZE(dtv));
+
+    for (i = 0; i < n; i++)
+        lp_track_free((void *)dtv[i]);
+}
+
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
 {
     void *stack = NULL;
@@ -129,8 +146,12 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
     /* Its frees are the program's: before the guard. */
-    if (how == LP_EXIT_NORMAL && lp_threads_others_running() == 0)
-        runtime_freeres();
+    if (how == LP_EXIT_NORMAL) {
+        if (lp_threads_others_running() == 0)
+            runtime_freeres();
+        else
+            forget_dead_threads_dtvs();
+    }
     lp_guard_hold_forever();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);

@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -41,6 +42,7 @@ struct rec {
     uintptr_t stack_lo, stack_hi;
     bool user_stack;
     bool internal;
+    uintptr_t tcb; /* pthread_self() of the thread, once it started */
     void *(*start)(void *);
     void *arg;
 };
@@ -145,6 +147,7 @@ static void *thread_main(void *p)
     void *volatile arg = r->arg;
     void *ret;
 
+    r->tcb = (uintptr_t)pthread_self();
     rec_register_self(r);
     pthread_cleanup_push(mark_dead, r);
     ret = start(arg);
@@ -244,6 +247,43 @@ void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
         ti.internal = r->internal;
         fn(&ti, arg);
     }
+}
+
+/* Read one word of our own memory that may have been unmapped. */
+static bool peek(uintptr_t addr, uintptr_t *out)
+{
+    struct iovec local = {out, sizeof(*out)};
+    struct iovec remote = {(void *)addr, sizeof(*out)};
+
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+           (ssize_t)sizeof(*out);
+}
+
+size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max)
+{
+    struct rec *r, *q;
+    size_t n = 0;
+
+    for (r = lp_load_acquire(&threads.head); r && n < max; r = r->next) {
+        uintptr_t self, dtv;
+
+        if (lp_load_acquire(&r->state) != REC_DEAD || r->internal ||
+            r->user_stack || r->tcb == 0)
+            continue;
+        for (q = lp_load_acquire(&threads.head); q; q = q->next)
+            if (q != r && q->tcb == r->tcb &&
+                lp_load_acquire(&q->state) == REC_ALIVE)
+                break;
+        if (q != NULL)
+            continue; /* its stack now serves a live thread */
+        /* x86-64/aarch64 TCB: the self pointer, then the DTV pointer,
+         * which points one dtv_t (16 bytes) past the calloc'd block. */
+        if (!peek(r->tcb, &self) || self != r->tcb ||
+            !peek(r->tcb + sizeof(uintptr_t), &dtv) || dtv < 16)
+            continue;
+        out[n++] = dtv - 16;
+    }
+    return n;
 }
 
 static bool is_internal(pid_t tid)

@@ -92,6 +92,11 @@ void lp_threads_self_internal(void);
  * /proc/self/task (our own threads not counted). COLD, no allocation. */
 size_t lp_threads_others_running(void);
 
+/* What __libc_freeres would free of finished threads whose stacks glibc
+ * keeps cached: their DTV blocks. Writes up to max block addresses to out
+ * and returns how many. COLD. */
+size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max);
+
 /* The interposed pthread_create (exported). */
 #include <pthread.h>
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr,

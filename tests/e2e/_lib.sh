@@ -24,10 +24,24 @@ lp_filter() {
         -e 's#\(in /usr/lib/x86_64-linux-gnu/#(in /lib/#; s#\(in /lib/x86_64-linux-gnu/#(in /lib/#'
 }
 
-# run_lp OUTFILE OPTIONS CMD... : run under the library, report to OUTFILE.
+# run_lp OUTFILE OPTIONS CMD... : run under the library, report to OUTFILE,
+# and check that the program's own stdout and exit status are byte for byte
+# those of its native run (one PASS/FAIL line, "as native: CMD").
 run_lp() {
-    local out=$1 opts=$2; shift 2
-    (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$out${opts:+:$opts}" LD_PRELOAD="$LIB" "$@" >/dev/null 2>"$out.stderr")
+    local out=$1 opts=$2 rc nrc; shift 2
+    (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$out${opts:+:$opts}" LD_PRELOAD="$LIB" "$@" >"$out.stdout" 2>"$out.stderr"); rc=$?
+    (cd "$WORK" && "$@" >"$out.native" 2>/dev/null); nrc=$?
+    as_native "$(basename "$1") ${*:2}" "$out.stdout" $rc "$out.native" $nrc
+    return $rc
+}
+
+# as_native NAME OURS_STDOUT OURS_STATUS NATIVE_STDOUT NATIVE_STATUS
+as_native() {
+    if [ "$3" = "$5" ] && cmp -s "$2" "$4"; then
+        pass "as native: $1"
+    else
+        fail "as native: $1 (status $3, native $5)"; diff "$4" "$2" | head -5
+    fi
 }
 
 # run_mc OUTFILE VALGRIND_OPTIONS CMD...

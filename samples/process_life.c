@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * process_life.c - the ways a program lives and dies that a checker must
+ * not change. One case per run:
+ *
+ *   process_life exit_flush        printf without newline, fork, the child
+ *                                  leaves by _exit: "x" must appear once
+ *   process_life fork_after_signal raise the snapshot signal, fork at once;
+ *                                  the child must exit, not hang
+ *   process_life rt_signals        after a live leak report stopped the
+ *                                  threads, the program's own real-time
+ *                                  signals must still reach its handler
+ *   process_life raise_usr1        raise SIGUSR1 (inherited SIG_IGN: lives)
+ *   process_life altstack_exit     exit(3) from a handler on a 64 KiB
+ *                                  alternate stack
+ *   process_life segv_leak         leak, then die of SIGSEGV
+ *   process_life close_stderr      leak, close fd 2, open a data file that
+ *                                  becomes fd 2, write to it, exit 0
+ *   process_life python_sigint     what a runtime sees of SIGINT at start
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *volatile sink;
+static volatile sig_atomic_t got, stop_threads;
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    nanosleep(&ts, NULL);
+}
+
+static int exit_flush(void)
+{
+    pid_t pid;
+
+    printf("x");
+    pid = fork();
+    if (pid == 0)
+        _exit(0);
+    waitpid(pid, NULL, 0);
+    printf("y\n");
+    return 0;
+}
+
+static int fork_after_signal(void)
+{
+    int i, status, done = 0;
+
+    for (i = 0; i < 5; i++) {
+        pid_t pid;
+
+        raise(SIGUSR1);
+        pid = fork();
+        if (pid == 0) {
+            sink = malloc(64);
+            exit(0);
+        }
+        if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0)
+            done++;
+    }
+    printf("children exited: %d\n", done);
+    return 0;
+}
+
+static void on_rt(int sig)
+{
+    (void)sig;
+    got++;
+}
+
+static void *spin(void *arg)
+{
+    (void)arg;
+    while (!stop_threads) {
+        sink = malloc(32);
+        free(sink);
+    }
+    return NULL;
+}
+
+/* The program owns a few real-time signals from the start (the ones a
+ * checker might pick to stop threads with), then a live leak report stops
+ * the threads once; each of its signals must still reach its handler. */
+static int rt_signals(void)
+{
+    pthread_t t;
+    int sig, delivered = 0, i, n = 0;
+
+    for (sig = SIGRTMAX; sig >= SIGRTMAX - 4; sig--) {
+        struct sigaction sa;
+
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_rt;
+        sigaction(sig, &sa, NULL);
+    }
+    pthread_create(&t, NULL, spin, NULL);
+    raise(SIGUSR1); /* a live report: the threads are stopped once */
+    nap_ms(300);
+    for (sig = SIGRTMAX; sig >= SIGRTMAX - 4; sig--, n += 2) {
+        got = 0;
+        raise(sig);
+        pthread_kill(t, sig);
+        for (i = 0; i < 200 && got < 2; i++)
+            nap_ms(1);
+        delivered += got;
+    }
+    stop_threads = 1;
+    pthread_join(t, NULL);
+    printf("delivered %d of %d\n", delivered, n);
+    return 0;
+}
+
+static int raise_usr1(void)
+{
+    raise(SIGUSR1);
+    printf("alive\n");
+    return 0;
+}
+
+static void on_usr2_exit(int sig)
+{
+    (void)sig;
+    sink = malloc(77);
+    sink = NULL;
+    exit(3);
+}
+
+static int altstack_exit(void)
+{
+    stack_t ss;
+    struct sigaction sa;
+
+    ss.ss_sp = malloc(64 * 1024);
+    ss.ss_size = 64 * 1024;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, NULL);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_usr2_exit;
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGUSR2, &sa, NULL);
+    printf("raising\n");
+    fflush(stdout);
+    raise(SIGUSR2);
+    return 0;
+}
+
+static int segv_leak(void)
+{
+    sink = malloc(100);
+    sink = NULL;
+    printf("crashing\n");
+    fflush(stdout);
+    *(volatile int *)(uintptr_t)8 = 1;
+    return 0;
+}
+
+static int close_stderr(const char *data)
+{
+    int fd;
+
+    sink = malloc(123);
+    sink = NULL;
+    close(2);
+    fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd != 2)
+        return 1;
+    (void)!write(2, "program data\n", 13);
+    printf("closed\n");
+    return 0;
+}
+
+static int python_sigint(void)
+{
+    struct sigaction old;
+
+    sigaction(SIGINT, NULL, &old);
+    printf("SIGINT is %s\n", old.sa_handler == SIG_DFL ? "default" : "taken");
+    printf("signal(SIGTERM) was %s\n",
+           signal(SIGTERM, SIG_DFL) == SIG_DFL ? "default" : "taken");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+
+    if (!strcmp(c, "exit_flush"))
+        return exit_flush();
+    if (!strcmp(c, "fork_after_signal"))
+        return fork_after_signal();
+    if (!strcmp(c, "rt_signals"))
+        return rt_signals();
+    if (!strcmp(c, "raise_usr1"))
+        return raise_usr1();
+    if (!strcmp(c, "altstack_exit"))
+        return altstack_exit();
+    if (!strcmp(c, "segv_leak"))
+        return segv_leak();
+    if (!strcmp(c, "close_stderr"))
+        return close_stderr(argc > 2 ? argv[2] : "data.out");
+    if (!strcmp(c, "python_sigint"))
+        return python_sigint();
+    fprintf(stderr, "usage: process_life CASE\n");
+    return 2;
+}

@@ -1,0 +1,95 @@
+# The checker never changes the program it checks (issue 9): threads busy
+# in libc at exit, _exit in fork children, fork right after a snapshot,
+# the program's own real-time signals, an inherited SIG_IGN, unshare -U,
+# a program with its own malloc, exit() on a small sigaltstack, death by a
+# signal, a closed stderr, a library that frees in its destructor, the
+# umask. Each compares the program's stdout and status with its native run.
+. "$(dirname "$0")/_lib.sh"
+P=$SAMPLES/process_life
+lp() { (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0${LPO:+:$LPO}" LD_PRELOAD="$LIB" "$@"); }
+
+# 1. Threads inside localtime/strerror/getpwuid when main returns: 20 runs.
+ok=0
+for i in $(seq 20); do
+    out=$(LPO=log=/dev/null lp "$SAMPLES/busy_threads_exit" 2>/dev/null); rc=$?
+    [ $rc = 0 ] && [ "$out" = done ] && ok=$((ok + 1))
+done
+check "threads busy in libc at exit: 20 of 20 runs exit 0 ($ok)" [ $ok = 20 ]
+
+# 2. _exit in a fork child flushes nothing: "x" printed once.
+LPO=log=$WORK/ef.%p lp "$P" exit_flush >"$WORK/ef.out" 2>/dev/null; rc=$?
+"$P" exit_flush >"$WORK/ef.nat"; as_native "exit_flush" "$WORK/ef.out" $rc "$WORK/ef.nat" $?
+check "_exit child: its own report, parent's too" [ "$(ls "$WORK"/ef.* | grep -c 'ef\.[0-9]')" = 2 ]
+
+# 3. fork right after the snapshot signal, five times: no child hangs.
+out=$(LPO=log=/dev/null lp "$P" fork_after_signal 2>/dev/null); rc=$?
+check "fork right after SIGUSR1: every child exits (rc=$rc, $out)" [ $rc = 0 -a "$out" = "children exited: 5" ]
+
+# 4. The program's own real-time signals after our stop-the-world.
+out=$(LPO=log=/dev/null lp "$P" rt_signals 2>/dev/null); rc=$?
+check "program's RT signals delivered after a thread stop ($out)" [ $rc = 0 -a "$out" = "delivered 10 of 10" ]
+
+# 5. An inherited SIG_IGN for SIGUSR1 stays (here and across exec).
+out=$(trap '' USR1; LPO=log=/dev/null lp "$P" raise_usr1 2>/dev/null); rc=$?
+check "inherited SIG_IGN SIGUSR1 left alone (rc=$rc)" [ $rc = 0 -a "$out" = alive ]
+out=$(trap '' USR1; LPO=log=/dev/null lp sh -c "exec '$P' raise_usr1" 2>/dev/null); rc=$?
+check "inherited SIG_IGN survives exec (rc=$rc)" [ $rc = 0 -a "$out" = alive ]
+
+# 6. A single-threaded process stays single-threaded: unshare -U works.
+if command -v unshare >/dev/null; then
+    unshare -U true 2>/dev/null; nrc=$?
+    LPO=log=/dev/null lp unshare -U true 2>/dev/null; rc=$?
+    check "unshare -U: status as native ($rc vs $nrc)" [ $rc = $nrc ]
+    n=$(LPO=log=/dev/null lp sh -c 'ls /proc/$$/task | wc -l' 2>/dev/null)
+    check "no thread of ours in a single-threaded process ($n)" [ "$n" = 1 ]
+fi
+
+# 8. A program with its own malloc: harmless, with suppressions loaded.
+printf '{\n   s\n   Memcheck:Leak\n   fun:malloc\n   fun:nothing_here\n}\n' >"$WORK/x.supp"
+LPO="log=/dev/null:suppressions=$WORK/x.supp" lp "$SAMPLES/own_malloc" >"$WORK/om.out" 2>/dev/null; rc=$?
+"$SAMPLES/own_malloc" >"$WORK/om.nat"; as_native "own_malloc" "$WORK/om.out" $rc "$WORK/om.nat" $?
+
+# 9. exit() from a handler on a 64 KiB sigaltstack: report, native status.
+LPO=log=$WORK/alt.txt lp "$P" altstack_exit >"$WORK/alt.out" 2>/dev/null; rc=$?
+"$P" altstack_exit >"$WORK/alt.nat" 2>/dev/null; as_native "altstack_exit" "$WORK/alt.out" $rc "$WORK/alt.nat" $?
+check "exit on a small sigaltstack: report written" grep -q '77 bytes in 1 blocks are definitely lost' "$WORK/alt.txt"
+
+# Death by a signal: the report, then the native status (139).
+LPO=log=$WORK/segv.txt lp "$P" segv_leak >"$WORK/segv.out" 2>/dev/null; rc=$?
+("$P" segv_leak >"$WORK/segv.nat") 2>/dev/null; as_native "segv_leak" "$WORK/segv.out" $rc "$WORK/segv.nat" $?
+check "SIGSEGV: status 139 ($rc)" [ $rc = 139 ]
+check "SIGSEGV: report with the leak" grep -q '100 bytes in 1 blocks are definitely lost' "$WORK/segv.txt"
+
+# Our handlers are invisible to sigaction()/signal() queries.
+lp "$P" python_sigint >"$WORK/ps.out" 2>/dev/null; rc=$?
+"$P" python_sigint >"$WORK/ps.nat"; as_native "python_sigint" "$WORK/ps.out" $rc "$WORK/ps.nat" $?
+
+# A closed stderr reused for data: the data file holds only the program's
+# bytes; the report reaches the stderr the process started with.
+lp "$P" close_stderr "$WORK/data.out" >"$WORK/cs.out" 2>"$WORK/cs.err"; rc=$?
+check "closed stderr: data file untouched ($(wc -l <"$WORK/data.out") lines)" [ "$(cat "$WORK/data.out")" = "program data" ]
+check "closed stderr: report on the original stderr" grep -q '123 bytes in 1 blocks are definitely lost' "$WORK/cs.err"
+"$P" close_stderr "$WORK/data2.out" >"$WORK/cs.nat" 2>/dev/null; as_native "close_stderr" "$WORK/cs.out" $rc "$WORK/cs.nat" $?
+
+# A library that frees in its destructor: nothing in use at exit.
+if [ -x "$SAMPLES/dtor_app" ]; then
+    LPO=log=$WORK/dt.txt lp "$SAMPLES/dtor_app" >"$WORK/dt.out" 2>/dev/null; rc=$?
+    "$SAMPLES/dtor_app" >"$WORK/dt.nat"; as_native "dtor_app" "$WORK/dt.out" $rc "$WORK/dt.nat" $?
+    check "library destructor ran before the report" grep -q 'in use at exit: 0 bytes in 0 blocks' "$WORK/dt.txt"
+fi
+
+# 12. Output files follow the umask and are created fresh.
+(umask 077; cd "$WORK" && LEAKPROF_OPTIONS="massif=$WORK/m.out:log=$WORK/um.txt:sarif=$WORK/s.sarif" LD_PRELOAD="$LIB" "$SAMPLES/slow_app" >/dev/null 2>&1)
+check "umask 077: massif file 0600" [ "$(stat -c %a "$WORK/m.out")" = 600 ]
+check "umask 077: SARIF file 0600" [ "$(stat -c %a "$WORK/s.sarif")" = 600 ]
+check "umask 077: log file 0600" [ "$(stat -c %a "$WORK/um.txt")" = 600 ]
+check "no temporary file left" [ -z "$(ls "$WORK" | grep '\.tmp\.')" ]
+
+# Fault injection: our files fail to be written; the program's output and
+# status do not change, and one warning says so.
+LPO="massif=$WORK/f.out:fault_inject=rename" lp "$SAMPLES/slow_app" >"$WORK/fi.out" 2>"$WORK/fi.err"; rc=$?
+"$SAMPLES/slow_app" >"$WORK/fi.nat" 2>/dev/null; as_native "slow_app with failing rename" "$WORK/fi.out" $rc "$WORK/fi.nat" $?
+check "failing rename: one warning, no file" [ "$(grep -c "cannot write '$WORK/f.out'" "$WORK/fi.err")" = 1 -a ! -e "$WORK/f.out" ]
+LPO="massif=$WORK/f2.out:fault_inject=open" lp "$SAMPLES/slow_app" >"$WORK/fo.out" 2>"$WORK/fo.err"; rc=$?
+as_native "slow_app with failing open" "$WORK/fo.out" $rc "$WORK/fi.nat" 0
+check "failing open: one warning" [ "$(grep -c "cannot write" "$WORK/fo.err")" = 1 ]
