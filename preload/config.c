@@ -15,6 +15,7 @@
 
 #include "preload/fault.h"
 #include "report/leaks.h"
+#include "report/signame.h"
 
 struct lp_config lp_config;
 
@@ -110,33 +111,18 @@ static bool parse_bool(const char *v, bool *out)
     return false;
 }
 
+/* Any signal name or number (report/signame.h) a snapshot may use. */
 static bool parse_signal(const char *v, int *out)
 {
-    long n;
+    int n = lp_signal_parse(v);
 
-    if (!strcmp(v, "0")) {
+    if (n == 0) {
         *out = 0;
         return true;
     }
-    if (!strncasecmp(v, "SIG", 3))
-        v += 3;
-    if (!strcasecmp(v, "USR1"))
-        *out = SIGUSR1;
-    else if (!strcasecmp(v, "USR2"))
-        *out = SIGUSR2;
-    else if (!strcasecmp(v, "HUP"))
-        *out = SIGHUP;
-    else if (!strcasecmp(v, "PROF"))
-        *out = SIGPROF;
-    else if (!strcasecmp(v, "URG"))
-        *out = SIGURG;
-    else if (!strcasecmp(v, "WINCH"))
-        *out = SIGWINCH;
-    else if (parse_long(v, 1, 64, &n) && n != SIGKILL && n != SIGSTOP &&
-             n != SIGSEGV && n != SIGBUS)
-        *out = (int)n;
-    else
+    if (n < 0 || !lp_signal_usable_for_snapshot(n))
         return false;
+    *out = n;
     return true;
 }
 

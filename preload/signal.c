@@ -49,6 +49,7 @@
 #include "preload/diag.h"
 #include "preload/sigchain.h"
 #include "preload/track.h"
+#include "report/signame.h"
 
 static struct {
     int wake_fd[2]; /* read end blocking, write end O_NONBLOCK; CLOEXEC */
@@ -59,6 +60,7 @@ static struct {
     bool installed;
     int starting;  /* start_dumper claimed (once per process) */
     bool running;  /* the dumper thread exists */
+    bool told_chained;
 } sig = { .wake_fd = { -1, -1 } };
 
 static int start_dumper(void);
@@ -105,7 +107,15 @@ static void on_signal(int signo, siginfo_t *si, void *uc)
 static void dump(void)
 {
     unsigned n = ++sig.seq;
+    char name[32];
 
+    if (!sig.told_chained &&
+        lp_sigchain_program_handles(lp_config.snapshot_signal)) {
+        sig.told_chained = true;
+        lp_diag("the program also handles %s: each one writes a snapshot, "
+                "then runs the program's handler",
+                lp_signal_name(lp_config.snapshot_signal, name, sizeof(name)));
+    }
     (void)lp_snapshot_dump(n);
     lp_leakcheck_run(true);
 }

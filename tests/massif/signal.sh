@@ -57,8 +57,32 @@ int main(int argc, char **argv) {
 C
 out=$(LD_PRELOAD=$LIB ./own 2>/dev/null); rc=$?
 check "default SIGUSR1 does not kill under leakprof" '[ $rc = 0 ] && [ "$out" = survived ]' "rc=$rc out=$out"
-out=$(LD_PRELOAD=$LIB ./own x 2>/dev/null); rc=$?
-check "program's own handler wins" '[ $rc = 0 ] && [ "$out" = own ]' "rc=$rc out=$out"
+rm -f massif.out.*
+out=$(LD_PRELOAD=$LIB ./own x 2>own.err); rc=$?
+check "program's own handler still runs" '[ $rc = 0 ] && [ "$out" = own ]' "rc=$rc out=$out"
+check "and the snapshot is taken too (chained), said once" '[ -n "$(ls massif.out.*.1 2>/dev/null)" ] && [ "$(grep -c "the program also handles SIGUSR1" own.err)" = 1 ]' "$(ls; cat own.err | head -3)"
+# Any signal name: SIGRTMIN+2, SIGPWR.
+for s in SIGRTMIN+2 SIGPWR; do
+    rm -f massif.out.*
+    cc_sample rs <<C || exit 1
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+    void *p = malloc(100);
+    int sig = strcmp("$s", "SIGPWR") == 0 ? SIGPWR : SIGRTMIN + 2;
+    raise(sig);
+    for (int i = 0; i < 100; i++) { free(malloc(10)); usleep(2000); }
+    printf("alive\n");
+    free(p);
+    return 0;
+}
+C
+    out=$(LEAKPROF_OPTIONS=snapshot_signal=$s LD_PRELOAD=$LIB ./rs 2>/dev/null); rc=$?
+    check "snapshot_signal=$s: a snapshot, the program lives" '[ $rc = 0 ] && [ "$out" = alive ] && [ -n "$(ls massif.out.*.1 2>/dev/null)" ]' "rc=$rc $(ls)"
+done
 out=$(LEAKPROF_OPTIONS=snapshot_signal=0 LD_PRELOAD=$LIB ./own 2>/dev/null); rc=$?
 check "snapshot_signal=0 leaves SIGUSR1 alone" '[ $rc = 138 ]' "rc=$rc"
 finish
