@@ -10,6 +10,7 @@
  * Context: HOT (rare), any thread.
  */
 #include "preload/arena.h"
+#include "preload/fault.h"
 
 #include <sched.h>
 #include <sys/mman.h>
@@ -30,6 +31,7 @@ static struct {
     unsigned char *bump, *bump_end;
     uintptr_t lo[MAX_RANGES], hi[MAX_RANGES];
     unsigned nranges;
+    bool failed; /* a mapping was refused: some metadata is missing */
 } arena;
 
 static void arena_lock(void)
@@ -42,11 +44,19 @@ static void arena_unlock(void) { __atomic_store_n(&arena.lock, 0, __ATOMIC_RELEA
 
 static void *map(size_t size)
 {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+    void *p;
+
+    if (lp_fault(LP_FAULT_ARENA)) {
+        lp_store_relaxed(&arena.failed, true); /* tests: memory runs out */
+        return NULL;
+    }
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        lp_store_relaxed(&arena.failed, true);
         return NULL;
+    }
     if (arena.nranges < MAX_RANGES) {
         arena.lo[arena.nranges] = (uintptr_t)p;
         arena.hi[arena.nranges] = (uintptr_t)p + size;
@@ -149,3 +159,5 @@ void lp_arena_for_each_range(void (*fn)(uintptr_t, uintptr_t, void *),
 void lp_arena_lock(void) { arena_lock(); }
 void lp_arena_unlock(void) { arena_unlock(); }
 void lp_arena_atfork_child(void) { arena.lock = 0; }
+
+bool lp_arena_failed(void) { return lp_load_relaxed(&arena.failed); }

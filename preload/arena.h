@@ -22,6 +22,10 @@ bool lp_arena_owns(uintptr_t addr);
 void lp_arena_for_each_range(void (*fn)(uintptr_t lo, uintptr_t hi, void *),
                              void *arg);
 
+/* True once a mapping was refused: blocks or stacks may have gone
+ * untracked, and every figure is incomplete. */
+bool lp_arena_failed(void);
+
 /* For the fork protocol (preload/fork.c) only. */
 void lp_arena_lock(void);
 void lp_arena_unlock(void);

@@ -31,6 +31,7 @@
 
 #include "preload/arena.h"
 #include "preload/config.h"
+#include "preload/diag.h"
 #include "preload/guard.h"
 #include "preload/leakcheck.h"
 #include "preload/process.h"
@@ -106,6 +107,10 @@ void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top)
 static void write_outputs(void *arg)
 {
     (void)arg;
+    if (lp_arena_failed())
+        lp_diag("the system refused memory for leakprof's own tables: some "
+                "allocations were not tracked, every figure below is "
+                "incomplete");
     report_errors = lp_leakcheck_run(false);
     lp_snapshot_write_final();
 }

@@ -93,3 +93,6 @@ check "failing rename: one warning, no file" [ "$(grep -c "cannot write '$WORK/f
 LPO="massif=$WORK/f2.out:fault_inject=open" lp "$SAMPLES/slow_app" >"$WORK/fo.out" 2>"$WORK/fo.err"; rc=$?
 as_native "slow_app with failing open" "$WORK/fo.out" $rc "$WORK/fi.nat" 0
 check "failing open: one warning" [ "$(grep -c "cannot write" "$WORK/fo.err")" = 1 ]
+LPO="fault_inject=arena" lp "$SAMPLES/slow_app" >"$WORK/fa.out" 2>"$WORK/fa.err"; rc=$?
+as_native "slow_app without memory for our tables" "$WORK/fa.out" $rc "$WORK/fi.nat" 0
+check "no memory for our tables: one warning" [ "$(grep -c "refused memory for leakprof's own tables" "$WORK/fa.err")" = 1 ]
