@@ -56,7 +56,7 @@ check "exit on a small sigaltstack: report written" grep -q '77 bytes in 1 block
 
 # Death by a signal: the report, then the native status (139).
 LPO=log=$WORK/segv.txt lp "$P" segv_leak >"$WORK/segv.out" 2>/dev/null; rc=$?
-("$P" segv_leak >"$WORK/segv.nat") 2>/dev/null; as_native "segv_leak" "$WORK/segv.out" $rc "$WORK/segv.nat" $?
+("$P" segv_leak >"$WORK/segv.nat"; exit $?) 2>/dev/null; as_native "segv_leak" "$WORK/segv.out" $rc "$WORK/segv.nat" $?
 check "SIGSEGV: status 139 ($rc)" [ $rc = 139 ]
 check "SIGSEGV: report with the leak" grep -q '100 bytes in 1 blocks are definitely lost' "$WORK/segv.txt"
 
