@@ -35,19 +35,15 @@ static void warn_line(bool warn, const char *what, const char *key,
     (void)!write(2, buf, n);
 }
 
-static bool parse_kinds(const char *v, unsigned *out)
+struct name_bits {
+    const char *name;
+    unsigned bits;
+};
+
+/* A comma-separated list of names from t: the union of their bits. */
+static bool parse_set(const char *v, const struct name_bits *t, size_t n,
+                      unsigned *out)
 {
-    static const struct {
-        const char *name;
-        unsigned bits;
-    } names[] = {
-        {"definite", LP_KIND_BIT(LP_KIND_DEFINITE)},
-        {"indirect", LP_KIND_BIT(LP_KIND_INDIRECT)},
-        {"possible", LP_KIND_BIT(LP_KIND_POSSIBLE)},
-        {"reachable", LP_KIND_BIT(LP_KIND_REACHABLE)},
-        {"all", LP_KINDS_ALL},
-        {"none", 0},
-    };
     unsigned bits = 0;
     const char *p = v;
 
@@ -56,19 +52,32 @@ static bool parse_kinds(const char *v, unsigned *out)
     while (*p) {
         size_t len = strcspn(p, ","), i;
 
-        for (i = 0; i < LP_ARRAY_SIZE(names); i++)
-            if (strlen(names[i].name) == len &&
-                strncmp(names[i].name, p, len) == 0)
+        for (i = 0; i < n; i++)
+            if (strlen(t[i].name) == len && strncmp(t[i].name, p, len) == 0)
                 break;
-        if (i == LP_ARRAY_SIZE(names))
+        if (i == n)
             return false;
-        bits |= names[i].bits;
+        bits |= t[i].bits;
         p += len;
         if (*p == ',')
             p++;
     }
     *out = bits;
     return true;
+}
+
+static bool parse_kinds(const char *v, unsigned *out)
+{
+    static const struct name_bits names[] = {
+        {"definite", LP_KIND_BIT(LP_KIND_DEFINITE)},
+        {"indirect", LP_KIND_BIT(LP_KIND_INDIRECT)},
+        {"possible", LP_KIND_BIT(LP_KIND_POSSIBLE)},
+        {"reachable", LP_KIND_BIT(LP_KIND_REACHABLE)},
+        {"all", LP_KINDS_ALL},
+        {"none", 0},
+    };
+
+    return parse_set(v, names, LP_ARRAY_SIZE(names), out);
 }
 
 static bool parse_long(const char *v, long lo, long hi, long *out)
@@ -154,38 +163,25 @@ static void set_defaults(struct lp_config *c)
     c->trace_children = true;
 }
 
-/* Apply one key=value; false when the value is bad. */
 unsigned lp_fault_mask;
 
 /* fault_inject=open,write,rename,arena: the test seam of fault.h. */
 static bool parse_faults(const char *v)
 {
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } names[] = {{"open", LP_FAULT_OPEN}, {"write", LP_FAULT_WRITE},
-                 {"rename", LP_FAULT_RENAME}, {"arena", LP_FAULT_ARENA},
-                 {"none", 0}};
-    unsigned mask = 0;
+    static const struct name_bits names[] = {
+        {"open", LP_FAULT_OPEN},     {"write", LP_FAULT_WRITE},
+        {"rename", LP_FAULT_RENAME}, {"arena", LP_FAULT_ARENA},
+        {"none", 0},
+    };
+    unsigned mask;
 
-    while (*v) {
-        size_t len = strcspn(v, ","), i;
-
-        for (i = 0; i < LP_ARRAY_SIZE(names); i++)
-            if (strlen(names[i].name) == len &&
-                strncmp(names[i].name, v, len) == 0)
-                break;
-        if (i == LP_ARRAY_SIZE(names))
-            return false;
-        mask |= names[i].bit;
-        v += len;
-        if (*v == ',')
-            v++;
-    }
+    if (!parse_set(v, names, LP_ARRAY_SIZE(names), &mask))
+        return false;
     lp_store_relaxed(&lp_fault_mask, mask);
     return true;
 }
 
+/* Apply one key=value; false when the value is bad. */
 static bool apply(struct lp_config *c, const char *k, const char *v,
                   bool *known)
 {

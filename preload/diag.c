@@ -66,10 +66,8 @@ int lp_stderr_fd(void)
     return -1;
 }
 
-void lp_stderr_write(const char *buf, size_t len)
+void lp_write_all(int fd, const char *buf, size_t len)
 {
-    int fd = lp_stderr_fd();
-
     while (fd >= 0 && len > 0) {
         ssize_t n = write(fd, buf, len);
 
@@ -80,6 +78,11 @@ void lp_stderr_write(const char *buf, size_t len)
         buf += n;
         len -= (size_t)n;
     }
+}
+
+void lp_stderr_write(const char *buf, size_t len)
+{
+    lp_write_all(lp_stderr_fd(), buf, len);
 }
 
 void lp_diag(const char *fmt, ...)

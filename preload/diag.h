@@ -17,6 +17,10 @@ void lp_diag_init(void);
  * closed every copy of it. */
 int lp_stderr_fd(void);
 
+/* Write all of buf to fd (retrying short writes and EINTR; a negative fd
+ * or an error drops the rest). */
+void lp_write_all(int fd, const char *buf, size_t len);
+
 /* Write all of buf to the original stderr (dropped if it is gone). */
 void lp_stderr_write(const char *buf, size_t len);
 

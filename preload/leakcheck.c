@@ -349,16 +349,7 @@ static void emit(const char *buf, size_t len, const char *pattern,
         lp_stderr_write(buf, len); /* the stderr the process started with */
         return;
     }
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        buf += n;
-        len -= (size_t)n;
-    }
+    lp_write_all(fd, buf, len);
     if (own)
         close(fd);
 }

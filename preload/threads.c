@@ -483,17 +483,16 @@ static pid_t parse_tid(const char *c)
     return tid;
 }
 
-/* Read /proc/self/task with getdents64 (opendir would malloc, and a
- * stopped thread may hold the allocator's lock) and signal every thread
- * not signalled yet. Returns how many were added. */
-static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
+/* Call fn for every tid in /proc/self/task, read with getdents64 (opendir
+ * would malloc, and a stopped thread may hold the allocator's lock).
+ * False when the directory cannot be read. */
+static bool for_each_task(void (*fn)(pid_t tid, void *arg), void *arg)
 {
     char buf[4096];
-    size_t added = 0;
     int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     if (fd < 0)
-        return 0;
+        return false;
     for (;;) {
         long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
         long off = 0;
@@ -505,62 +504,74 @@ static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
             pid_t tid = parse_tid(d->name);
 
             off += d->reclen;
-            if (tid <= 0)
-                continue;
-            if (tid == self || have_slot(tid) || is_internal(tid))
-                continue;
-            if (threads.nslots == LP_THREADS_MAX_STOPPED)
-                continue;
-            {
-                struct lp_stopped_thread *s = &threads.slots[threads.nslots];
-
-                s->tid = tid;
-                s->answered = false;
-                s->sp = 0;
-                lp_store_relaxed(&s->epoch, (unsigned long)e);
-                lp_store_relaxed(&s->state, SLOT_SIGNALLED);
-                lp_store_release(&threads.nslots, threads.nslots + 1);
-                /* No signal to stop with: scanned whole, as a thread
-                 * that does not answer. */
-                if (!threads.can_signal)
-                    lp_store_release(&s->state, SLOT_BLOCKED);
-                else if (!send_stop(pid, tid))
-                    lp_store_release(&s->state, SLOT_GONE);
-                added++;
-            }
+            if (tid > 0)
+                fn(tid, arg);
         }
     }
     close(fd);
-    return added;
+    return true;
+}
+
+struct signal_pass {
+    pid_t pid, self;
+    unsigned int e;
+    size_t added;
+};
+
+static void signal_one(pid_t tid, void *arg)
+{
+    struct signal_pass *sp = arg;
+    struct lp_stopped_thread *s;
+
+    if (tid == sp->self || have_slot(tid) || is_internal(tid) ||
+        threads.nslots == LP_THREADS_MAX_STOPPED)
+        return;
+    s = &threads.slots[threads.nslots];
+    s->tid = tid;
+    s->answered = false;
+    s->sp = 0;
+    lp_store_relaxed(&s->epoch, (unsigned long)sp->e);
+    lp_store_relaxed(&s->state, SLOT_SIGNALLED);
+    lp_store_release(&threads.nslots, threads.nslots + 1);
+    /* No signal to stop with: scanned whole, as a thread that does not
+     * answer. */
+    if (!threads.can_signal)
+        lp_store_release(&s->state, SLOT_BLOCKED);
+    else if (!send_stop(sp->pid, tid))
+        lp_store_release(&s->state, SLOT_GONE);
+    sp->added++;
+}
+
+/* Signal every thread not signalled yet; returns how many were added. */
+static size_t signal_new_threads(pid_t pid, pid_t self, unsigned int e)
+{
+    struct signal_pass sp = {pid, self, e, 0};
+
+    for_each_task(signal_one, &sp);
+    return sp.added;
+}
+
+struct count_pass {
+    pid_t self;
+    size_t count;
+};
+
+static void count_one(pid_t tid, void *arg)
+{
+    struct count_pass *cp = arg;
+
+    if (tid != cp->self && !is_internal(tid))
+        cp->count++;
 }
 
 /* How many threads other than the caller and our own still run. */
 size_t lp_threads_others_running(void)
 {
-    char buf[4096];
-    size_t count = 0;
-    pid_t self = gettid_raw();
-    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct count_pass cp = {gettid_raw(), 0};
 
-    if (fd < 0)
+    if (!for_each_task(count_one, &cp))
         return 1; /* cannot tell: assume the worst */
-    for (;;) {
-        long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-        long off = 0;
-
-        if (n <= 0)
-            break;
-        while (off < n) {
-            struct dirent64_raw *d = (void *)(buf + off);
-            pid_t tid = parse_tid(d->name);
-
-            off += d->reclen;
-            if (tid > 0 && tid != self && !is_internal(tid))
-                count++;
-        }
-    }
-    close(fd);
-    return count;
+    return cp.count;
 }
 
 /* Does tid block our signal? (/proc/PID/task/TID/status, SigBlk.) Such a
