@@ -53,7 +53,9 @@ struct slot {
 
 struct rules {
     unsigned bits;
+    uint64_t mask;
     uint64_t used; /* slots claimed, tombstones included */
+    uint64_t pad;
     struct slot slots[];
 };
 
@@ -97,21 +99,30 @@ static LP_COLD void probe_stack(void)
     lp_unwind_set_thread_stack(hi - size, hi);
 }
 
-static inline size_t slot_of(uint64_t key, unsigned bits)
+/* Cheap on purpose: the lookup is on the walk's critical path (hash,
+ * load key, load rule, load the return address, next frame), and return
+ * addresses already differ in their low bits. */
+static inline size_t slot_of(uint64_t key, uint64_t mask)
 {
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+    return (size_t)((key ^ (key >> 13)) & mask);
 }
 
 static struct rules *rules_new(unsigned bits)
 {
-    return lp_arena_alloc(sizeof(struct rules) +
-                          (sizeof(struct slot) << bits));
+    struct rules *t = lp_arena_alloc(sizeof(struct rules) +
+                                     (sizeof(struct slot) << bits));
+
+    if (t) {
+        t->bits = bits;
+        t->mask = ((uint64_t)1 << bits) - 1;
+    }
+    return t;
 }
 
 /* Insert into t; false when no slot was free within PROBES. */
 static bool rules_put(struct rules *t, uint64_t key, uint64_t rule)
 {
-    size_t mask = ((size_t)1 << t->bits) - 1, i = slot_of(key, t->bits);
+    size_t mask = t->mask, i = slot_of(key, mask);
     unsigned n;
 
     for (n = 0; n < PROBES; n++, i = (i + 1) & mask) {
@@ -146,7 +157,6 @@ static LP_COLD void rules_grow(struct rules *t)
         return;
     g = rules_new(t->bits + 2);
     if (g) {
-        g->bits = t->bits + 2;
         for (i = 0; i < ((size_t)1 << t->bits); i++) {
             uint64_t k = lp_load_acquire(&t->slots[i].key);
 
@@ -168,7 +178,6 @@ static LP_COLD uint64_t rule_miss(uint64_t ra)
 
         if (fresh == NULL)
             return rule;
-        fresh->bits = FIRST_BITS;
         if (lp_cas(&unwind.now, &expect, fresh))
             t = fresh;
         else {
@@ -183,25 +192,29 @@ static LP_COLD uint64_t rule_miss(uint64_t ra)
     return rule;
 }
 
-static inline uint64_t rule_of(uint64_t ra)
+/* t: the table as the walk began (a miss may publish a bigger one; the
+ * next walk uses it). */
+static inline uint64_t rule_of(const struct rules *t, uint64_t ra)
 {
-    struct rules *t = lp_load_acquire(&unwind.now);
+    size_t mask = t->mask, i = slot_of(ra, mask);
+    unsigned n;
 
-    if (LP_LIKELY(t != NULL)) {
-        size_t mask = ((size_t)1 << t->bits) - 1, i = slot_of(ra, t->bits);
-        unsigned n;
+    for (n = 0; n < PROBES; n++, i = (i + 1) & mask) {
+        uint64_t k = lp_load_acquire(&t->slots[i].key);
 
-        for (n = 0; n < PROBES; n++, i = (i + 1) & mask) {
-            uint64_t k = lp_load_acquire(&t->slots[i].key);
-
-            if (k == ra)
-                return lp_load_relaxed(&t->slots[i].rule);
-            if (k == KEY_EMPTY)
-                break;
-        }
+        if (k == ra)
+            return lp_load_relaxed(&t->slots[i].rule);
+        if (k == KEY_EMPTY)
+            break;
     }
     return rule_miss(ra);
 }
+
+/* A table of one empty slot, for walks before the first rule exists. */
+static const union {
+    struct rules r;
+    char bytes[sizeof(struct rules) + sizeof(struct slot)];
+} no_rules;
 
 /* Read one word of the stack, if it lies in [lo, hi). */
 #define STACK_WORD(addr, lo, hi, out) \
@@ -215,6 +228,7 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
     /* The caller's registers as they will be when we return: rsp just
      * above our return address, rbp as our prologue saved it. */
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], lo = sp, hi;
+    const struct rules *t = lp_load_acquire(&unwind.now);
     bool bp_known = true;
     int n = 0;
 
@@ -227,6 +241,8 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
             goto fallback;
     }
     hi = stack_hi;
+    if (LP_UNLIKELY(t == NULL))
+        t = &no_rules.r;
     if (sp < stack_lo || sp >= hi)
         goto fallback; /* on another stack: sigaltstack, a coroutine */
     while (n < max) {
@@ -236,7 +252,7 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         buf[n++] = (void *)pc;
         if (n == max)
             break;
-        rule = rule_of(pc);
+        rule = rule_of(t, pc);
         if (LP_UNLIKELY(LP_RULE_KIND(rule) != LP_RULE_FRAME)) {
             if (LP_RULE_KIND(rule) == LP_RULE_LAST)
                 break;
