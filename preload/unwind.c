@@ -61,15 +61,36 @@ struct rules {
 
 static struct {
     struct rules *now; /* acquire/release */
-    int growing;       /* one grower at a time; others keep going */
+    int growing; /* a table copy or a forget runs; copies do not wait */
     uint64_t fallbacks;
     unsigned long long subs; /* objects unloaded, at the last forget */
+    unsigned gen;            /* bumped when code was unloaded */
 } unwind;
 
 /* The calling thread's stack; state 0: not looked at, 1: known, 2: not
  * known (libunwind walks it). */
 static LP_TLS uintptr_t stack_lo, stack_hi;
 static LP_TLS unsigned char stack_state;
+
+/*
+ * The thread's previous walk, frame by frame: where each frame's stack
+ * began (sp), its return address and its rule. Consecutive captures share
+ * their outer frames (the same activations of main, the loop, ...), so a
+ * frame found at the same sp with the same return address takes its rule
+ * from here: a load whose address is known ahead, instead of a hash probe
+ * on the walk's critical path. Rules depend on the address only, so this
+ * can never give a wrong rule while the code stays loaded; gen tells when
+ * dlclose unloaded some. Two buffers: the walk reads one, fills the other.
+ */
+#define MEMO 48
+struct memo {
+    unsigned n;
+    unsigned gen;
+    uintptr_t sp[MEMO], pc[MEMO];
+    uint64_t rule[MEMO];
+};
+static LP_TLS struct memo memos[2];
+static LP_TLS unsigned char memo_now;
 
 extern void *__libc_stack_end;
 
@@ -229,6 +250,9 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
      * above our return address, rbp as our prologue saved it. */
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], lo = sp, hi;
     const struct rules *t = lp_load_acquire(&unwind.now);
+    const struct memo *old = &memos[memo_now];
+    struct memo *fill = &memos[memo_now ^ 1];
+    unsigned gen = lp_load_acquire(&unwind.gen), old_n, j = 0, k = 0;
     bool bp_known = true;
     int n = 0;
 
@@ -245,6 +269,7 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         t = &no_rules.r;
     if (sp < stack_lo || sp >= hi)
         goto fallback; /* on another stack: sigaltstack, a coroutine */
+    old_n = old->gen == gen ? old->n : 0;
     while (n < max) {
         uint64_t rule;
         uintptr_t cfa;
@@ -252,7 +277,18 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         buf[n++] = (void *)pc;
         if (n == max)
             break;
-        rule = rule_of(t, pc);
+        while (j < old_n && old->sp[j] < sp)
+            j++;
+        if (j < old_n && old->sp[j] == sp && old->pc[j] == pc)
+            rule = old->rule[j];
+        else
+            rule = rule_of(t, pc);
+        if (k < MEMO) {
+            fill->sp[k] = sp;
+            fill->pc[k] = pc;
+            fill->rule[k] = rule;
+            k++;
+        }
         if (LP_UNLIKELY(LP_RULE_KIND(rule) != LP_RULE_FRAME)) {
             if (LP_RULE_KIND(rule) == LP_RULE_LAST)
                 break;
@@ -278,6 +314,9 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         if (pc < 0x4000)
             break;
     }
+    fill->n = k;
+    fill->gen = gen;
+    memo_now ^= 1;
     return n;
 
 fallback:
@@ -306,22 +345,55 @@ void lp_unwind_forget_unloaded(void)
     unsigned long long subs = 0;
     struct rules *t;
     size_t i;
+    int expect = 0;
 
     /* dlclose may unload nothing (other references): then keep all. */
     dl_iterate_phdr(count_subs, &subs);
     if (subs == lp_load_relaxed(&unwind.subs))
         return;
+    /* No table copy may run meanwhile, or it could carry stale rules
+     * into the next table. */
+    while (!lp_cas(&unwind.growing, &expect, 1)) {
+        expect = 0;
+        sched_yield();
+    }
     lp_store_relaxed(&unwind.subs, subs);
+    lp_add_relaxed(&unwind.gen, 1);
     t = lp_load_acquire(&unwind.now);
-    if (t == NULL)
-        return;
-    for (i = 0; i < ((size_t)1 << t->bits); i++) {
+    for (i = 0; t && i < ((size_t)1 << t->bits); i++) {
         uint64_t k = lp_load_acquire(&t->slots[i].key);
         struct dl_find_object obj;
 
         if (k > KEY_TOMB && _dl_find_object((void *)(k - 1), &obj) != 0)
             lp_store_release(&t->slots[i].key, (uint64_t)KEY_TOMB);
     }
+    lp_store_release(&unwind.growing, 0);
+}
+
+uint64_t lp_unwind_rule(uintptr_t ra)
+{
+    const struct rules *t = lp_load_acquire(&unwind.now);
+
+    return rule_of(t ? t : &no_rules.r, ra);
+}
+
+bool lp_unwind_rule_cached(uintptr_t ra)
+{
+    const struct rules *t = lp_load_acquire(&unwind.now);
+    size_t i, n;
+
+    if (t == NULL)
+        return false;
+    for (n = 0, i = slot_of(ra, t->mask); n < PROBES;
+         n++, i = (i + 1) & t->mask) {
+        uint64_t k = lp_load_acquire(&t->slots[i].key);
+
+        if (k == ra)
+            return true;
+        if (k == KEY_EMPTY)
+            break;
+    }
+    return false;
 }
 
 uint64_t lp_unwind_fallback_count(void)

@@ -36,6 +36,11 @@ void lp_unwind_set_thread_stack(uintptr_t lo, uintptr_t hi);
  * object loaded later at the same address is not walked with them. */
 void lp_unwind_forget_unloaded(void);
 
+/* The rule for return address ra, through the cache; whether the cache
+ * holds one for ra now (tests). */
+uint64_t lp_unwind_rule(uintptr_t ra);
+bool lp_unwind_rule_cached(uintptr_t ra);
+
 /* How many captures were handed to libunwind (tests, diagnostics). */
 uint64_t lp_unwind_fallback_count(void);
 

@@ -9,6 +9,7 @@
  */
 #include "tests/unit/lp_test.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -112,6 +113,27 @@ static void test_unwind_mixed_recursion_matches_libunwind(void **state)
     }
     /* Deeper than 30 frames, and all the way to _start. */
     assert_true(p.na > 45);
+}
+
+/* The walker remembers its previous walk per thread (frames at the same
+ * stack position with the same return address reuse their rule): walks
+ * that share some frames and not others must still be exact. */
+static void test_unwind_alternating_paths_match_libunwind(void **state)
+{
+    static struct pair p;
+    int i;
+
+    (void)state;
+    for (i = 0; i < 60; i++) {
+        memset(&p, 0, sizeof(p));
+        if (i % 3 == 0)
+            through_o0(&p, i % 7);
+        else if (i % 3 == 1)
+            through_o2_nofp(&p, i % 5);
+        else
+            through_o2_fp(&p, i % 11);
+        assert_same(&p);
+    }
 }
 
 static void test_unwind_truncates_at_max_as_libunwind(void **state)
@@ -312,10 +334,51 @@ static void test_unwind_rule_of_code_without_cfi_is_fallback(void **state)
                      LP_RULE_FALLBACK);
 }
 
+/* dlclose (ours, linked in from the preload objects) forgets the rules
+ * of code it unloaded, and only those. libthread_db: small, loaded by
+ * nothing else, and RTLD_LAZY leaves its debugger callbacks unresolved. */
+static void test_unwind_dlclose_forgets_unloaded_rules(void **state)
+{
+    void *h = dlopen("libthread_db.so.1", RTLD_LAZY | RTLD_LOCAL), *h2;
+    uintptr_t f, libc_ra;
+    static struct pair p;
+
+    (void)state;
+    if (h == NULL)
+        skip();
+    f = (uintptr_t)dlsym(h, "td_init");
+    assert_true(f != 0);
+    /* A return address just past the function's first byte. */
+    assert_int_equal(LP_RULE_KIND(lp_unwind_rule(f + 1)), LP_RULE_FRAME);
+    assert_true(lp_unwind_rule_cached(f + 1));
+    /* A rule of code that stays: libc's qsort frames. */
+    cb_done = 0;
+    {
+        int v[8] = {5, 3, 1, 7, 2, 8, 4, 6};
+
+        qsort(v, 8, sizeof(v[0]), cmp_capture);
+    }
+    libc_ra = (uintptr_t)cb_pair.a[2];
+    (void)lp_unwind_rule(libc_ra);
+    assert_true(lp_unwind_rule_cached(libc_ra));
+    /* Still referenced twice: unloading nothing keeps everything. */
+    h2 = dlopen("libthread_db.so.1", RTLD_LAZY | RTLD_LOCAL);
+    assert_int_equal(dlclose(h2), 0);
+    assert_true(lp_unwind_rule_cached(f + 1));
+    assert_int_equal(dlclose(h), 0);
+    assert_false(lp_unwind_rule_cached(f + 1));
+    assert_true(lp_unwind_rule_cached(libc_ra));
+    /* And walks stay exact after it. */
+    memset(&p, 0, sizeof(p));
+    through_o2_nofp(&p, 7);
+    assert_same(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unwind_mixed_recursion_matches_libunwind),
+        cmocka_unit_test(test_unwind_alternating_paths_match_libunwind),
         cmocka_unit_test(test_unwind_truncates_at_max_as_libunwind),
         cmocka_unit_test(test_unwind_qsort_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_bsearch_callback_matches_libunwind),
@@ -325,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_unwind_many_threads_share_the_cache),
         cmocka_unit_test(test_unwind_rule_of_a_frame_pointer_function),
         cmocka_unit_test(test_unwind_rule_of_code_without_cfi_is_fallback),
+        cmocka_unit_test(test_unwind_dlclose_forgets_unloaded_rules),
     };
 
     return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
