@@ -237,6 +237,24 @@ static const union {
     char bytes[sizeof(struct rules) + sizeof(struct slot)];
 } no_rules;
 
+/*
+ * The whole capture by libunwind, from lp_unwind_backtrace's frame: tmp[0]
+ * returns into here, tmp[1] into lp_unwind_backtrace, tmp[2] into its
+ * caller, where buf begins. Its own frame, so the walk's fast path does
+ * not carry this array on the program's stack.
+ */
+static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
+{
+    void *tmp[LP_UNWIND_MAX + 2];
+    int m, i;
+
+    lp_add_relaxed(&unwind.fallbacks, 1);
+    m = unw_backtrace(tmp, max + 2);
+    for (i = 2; i < m; i++)
+        buf[i - 2] = tmp[i];
+    return m > 2 ? m - 2 : 0;
+}
+
 /* Read one word of the stack, if it lies in [lo, hi). */
 #define STACK_WORD(addr, lo, hi, out) \
     ((addr) >= (lo) && (addr) <= (hi) - 8 && !((addr) & 7) && \
@@ -320,17 +338,9 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
     return n;
 
 fallback:
-    lp_add_relaxed(&unwind.fallbacks, 1);
-    {
-        /* Called from this frame, so tmp[0] is the return address into
-         * us and tmp[1] the one into our caller, where buf begins. */
-        void *tmp[LP_UNWIND_MAX + 1];
-        int m = unw_backtrace(tmp, max + 1), i;
-
-        for (i = 1; i < m; i++)
-            buf[i - 1] = tmp[i];
-        return m > 0 ? m - 1 : 0;
-    }
+    n = by_libunwind(buf, max);
+    __asm__ volatile("" ::: "memory"); /* no tail call: see by_libunwind */
+    return n;
 }
 
 static int count_subs(struct dl_phdr_info *info, size_t size, void *arg)
