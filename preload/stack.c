@@ -2,8 +2,9 @@
 /*
  * stack.c - capturing and interning allocation stacks.
  *
- * Capture walks the stack with libunwind's unw_backtrace (DWARF-exact; it
- * caches unwind info per address) or with frame pointers. Our own frames
+ * Capture walks the stack with unwind.c (DWARF-exact, identical to
+ * libunwind's unw_backtrace, from a cache of unwind rules) or with frame
+ * pointers. Our own frames
  * (this file, track.c) are dropped except the outermost one, the hook the
  * program called, which Memcheck prints as the "at" line.
  *
@@ -11,17 +12,16 @@
  * known stack is found without any lock, a new one is added under its
  * shard's spinlock. Ids are handed out by an atomic counter and published
  * in a two-level directory so lp_stack_get() never locks.
- * Context: HOT; the only includer of <libunwind.h>.
+ * Context: HOT.
  */
 #include "preload/stack.h"
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-#include <link.h>
+#include <dlfcn.h>
 #include <string.h>
 
 #include "preload/arena.h"
 #include "preload/config.h"
+#include "preload/unwind.h"
 
 #define STACK_SHARDS 32
 #define BUCKETS_PER_SHARD 4096
@@ -38,34 +38,22 @@ static struct lp_stack **dir[DIR_SIZE];
 static uint32_t next_id;
 static uintptr_t self_lo, self_hi;
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+/* Our own object's mapping, from glibc's lock-free lookup: no
+ * dl_iterate_phdr (the loader lock) even on the first allocation. */
+static LP_COLD void find_self(void)
 {
-    uintptr_t me = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
-    int i;
+    struct dl_find_object obj;
 
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-        if (ph->p_type != PT_LOAD)
-            continue;
-        if (info->dlpi_addr + ph->p_vaddr < lo)
-            lo = info->dlpi_addr + ph->p_vaddr;
-        if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-            hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    if (_dl_find_object((void *)(uintptr_t)&find_self, &obj) == 0) {
+        self_lo = (uintptr_t)obj.dlfo_map_start;
+        lp_store_release(&self_hi, (uintptr_t)obj.dlfo_map_end);
     }
-    if (me >= lo && me < hi) {
-        self_lo = lo;
-        self_hi = hi;
-        return 1;
-    }
-    return 0;
 }
 
 bool lp_stack_is_self(uintptr_t pc)
 {
-    if (LP_UNLIKELY(self_hi == 0))
-        dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
+    if (LP_UNLIKELY(lp_load_acquire(&self_hi) == 0))
+        find_self();
     return pc >= self_lo && pc < self_hi;
 }
 
@@ -187,7 +175,9 @@ static int fp_backtrace(void **buf, int max)
 
 uint32_t lp_stack_capture(void)
 {
-    void *buf[LP_STACK_MAX_DEPTH + 16];
+    void *buf[LP_STACK_MAX_DEPTH + 16 < LP_UNWIND_MAX
+                  ? LP_STACK_MAX_DEPTH + 16
+                  : LP_UNWIND_MAX];
     /* Our own frames (at most 4: capture, track, a hook, operator new),
      * the hook, depth callers, and 3 below main so that main's cut is
      * seen even on a stack exactly depth deep. */
@@ -198,7 +188,7 @@ uint32_t lp_stack_capture(void)
     if (lp_config.unwind_fp)
         n = fp_backtrace(buf, want);
     else
-        n = unw_backtrace(buf, want);
+        n = lp_unwind_backtrace(buf, want);
     /* Skip our own frames, keeping the outermost one: the hook. */
     for (i = 0; i < n && lp_stack_is_self((uintptr_t)buf[i]); i++)
         ;

@@ -2,9 +2,10 @@
 #ifndef LP_PRELOAD_STACK_H
 #define LP_PRELOAD_STACK_H
 /*
- * stack.h - allocation call stacks: capture with libunwind (or frame
- * pointers), deduplicate into a table of stack records with ids 1..N in
- * creation order, and per-stack live/total counters.
+ * stack.h - allocation call stacks: capture (DWARF-exact through
+ * unwind.c, or frame pointers), deduplicate into a table of stack
+ * records with ids 1..N in creation order, and per-stack live/total
+ * counters.
  *
  * A record's frames[0] is a pc inside our allocator hook (malloc, calloc,
  * ...); frames[1..] are return addresses, innermost first. Records are

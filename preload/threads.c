@@ -31,6 +31,7 @@
 
 #include "preload/arena.h"
 #include "preload/guard.h"
+#include "preload/unwind.h"
 
 enum { REC_FREE = 0, REC_STARTING, REC_ALIVE, REC_DEAD };
 
@@ -114,6 +115,7 @@ static void rec_register_self(struct rec *r)
         }
         pthread_attr_destroy(&a);
     }
+    lp_unwind_set_thread_stack(r->stack_lo, r->stack_hi);
     /* A dead thread whose cached stack we now run on needs no record. */
     for (o = lp_load_acquire(&threads.head); o; o = o->next) {
         int expect = REC_DEAD;

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_unwind.c - the rule-cache walker gives exactly what libunwind's
+ * unw_backtrace gives at the same point: through -O2 code without frame
+ * pointers, -O0 code, libc callbacks (qsort, bsearch) reached through
+ * the PLT, deep recursion, threads, signal handlers, a sigaltstack.
+ * Where the walker must not need libunwind, the test also checks that it
+ * did not fall back to it (else equality would prove nothing).
+ */
+#include "tests/unit/lp_test.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "preload/cfi.h"
+#include "preload/unwind.h"
+
+#define MAXF 256
+
+struct pair {
+    void *a[MAXF], *b[MAXF];
+    int na, nb;
+    int max;
+};
+
+/* Both captures from one frame: a[0] and b[0] are two return addresses
+ * into this function, everything above them must be equal. */
+static __attribute__((noinline)) void capture_pair(struct pair *p)
+{
+    int max = p->max ? p->max : MAXF;
+
+    p->na = lp_unwind_backtrace(p->a, max);
+    p->nb = unw_backtrace(p->b, max);
+    __asm__ volatile("" ::: "memory");
+}
+
+static void assert_same(const struct pair *p)
+{
+    int i;
+
+    assert_int_equal(p->na, p->nb);
+    assert_true(p->na >= 2);
+    for (i = 1; i < p->na; i++)
+        if (p->a[i] != p->b[i]) {
+            print_error("frame %d: walker %p, libunwind %p\n", i, p->a[i],
+                        p->b[i]);
+            fail();
+        }
+}
+
+/* --- recursion through three kinds of code ----------------------------- */
+
+static int through_o2_nofp(struct pair *p, int d);
+static int through_o0(struct pair *p, int d);
+
+static __attribute__((noinline)) int through_o2_fp(struct pair *p, int d)
+{
+    volatile char pad[40];
+    int r;
+
+    pad[0] = (char)d;
+    if (d == 0)
+        capture_pair(p);
+    r = d ? through_o2_nofp(p, d - 1) : 0;
+    return r + pad[0];
+}
+
+static __attribute__((noinline, optimize("omit-frame-pointer"))) int
+through_o2_nofp(struct pair *p, int d)
+{
+    volatile char pad[88];
+    int r;
+
+    pad[3] = (char)d;
+    if (d == 0)
+        capture_pair(p);
+    r = d ? through_o0(p, d - 1) : 0;
+    return r + pad[3];
+}
+
+static __attribute__((noinline, optimize("O0"))) int through_o0(struct pair *p,
+                                                              int d)
+{
+    volatile char pad[24];
+    int r;
+
+    pad[1] = (char)d;
+    if (d == 0)
+        capture_pair(p);
+    r = d ? through_o2_fp(p, d - 1) : 0;
+    return r + pad[1];
+}
+
+static void test_unwind_mixed_recursion_matches_libunwind(void **state)
+{
+    static struct pair p;
+    int depth;
+
+    (void)state;
+    for (depth = 0; depth <= 45; depth += 3) {
+        uint64_t fb = lp_unwind_fallback_count();
+
+        memset(&p, 0, sizeof(p));
+        through_o2_nofp(&p, depth);
+        assert_same(&p);
+        assert_int_equal(lp_unwind_fallback_count(), fb);
+    }
+    /* Deeper than 30 frames, and all the way to _start. */
+    assert_true(p.na > 45);
+}
+
+/* The walker remembers its previous walk per thread (frames at the same
+ * stack position with the same return address reuse their rule): walks
+ * that share some frames and not others must still be exact. */
+static void test_unwind_alternating_paths_match_libunwind(void **state)
+{
+    static struct pair p;
+    int i;
+
+    (void)state;
+    for (i = 0; i < 60; i++) {
+        memset(&p, 0, sizeof(p));
+        if (i % 3 == 0)
+            through_o0(&p, i % 7);
+        else if (i % 3 == 1)
+            through_o2_nofp(&p, i % 5);
+        else
+            through_o2_fp(&p, i % 11);
+        assert_same(&p);
+    }
+}
+
+static void test_unwind_truncates_at_max_as_libunwind(void **state)
+{
+    static struct pair p;
+    int max;
+
+    (void)state;
+    for (max = 2; max < 40; max += 5) {
+        memset(&p, 0, sizeof(p));
+        p.max = max;
+        through_o0(&p, 50);
+        assert_int_equal(p.na, max);
+        assert_same(&p);
+    }
+}
+
+/* --- callbacks from libc ------------------------------------------------ */
+
+static struct pair cb_pair;
+static int cb_done;
+
+static int cmp_capture(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+
+    if (!cb_done) {
+        cb_done = 1;
+        capture_pair(&cb_pair);
+    }
+    return (a > b) - (a < b);
+}
+
+static void test_unwind_qsort_callback_matches_libunwind(void **state)
+{
+    int v[200], i;
+    uint64_t fb = lp_unwind_fallback_count();
+
+    (void)state;
+    for (i = 0; i < 200; i++)
+        v[i] = (i * 7919) % 200;
+    cb_done = 0;
+    qsort(v, 200, sizeof(v[0]), cmp_capture);
+    assert_same(&cb_pair);
+    assert_int_equal(lp_unwind_fallback_count(), fb);
+}
+
+static void test_unwind_bsearch_callback_matches_libunwind(void **state)
+{
+    /* Through a pointer: glibc's inline bsearch would not be libc's. */
+    void *(*bs)(const void *, const void *, size_t, size_t,
+                int (*)(const void *, const void *)) = bsearch;
+    int v[64], key = 40, i;
+    uint64_t fb = lp_unwind_fallback_count();
+
+    (void)state;
+    for (i = 0; i < 64; i++)
+        v[i] = i;
+    cb_done = 0;
+    assert_non_null(bs(&key, v, 64, sizeof(v[0]), cmp_capture));
+    assert_same(&cb_pair);
+    assert_int_equal(lp_unwind_fallback_count(), fb);
+}
+
+/* --- signal frames ------------------------------------------------------ */
+
+static struct pair sig_pair;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    through_o2_fp(&sig_pair, 4);
+}
+
+static void test_unwind_signal_frame_matches_libunwind(void **state)
+{
+    struct sigaction sa, old;
+
+    (void)state;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGUSR2, &sa, &old);
+    memset(&sig_pair, 0, sizeof(sig_pair));
+    through_o0(&sig_pair, 1); /* warm the cache with the same frames */
+    raise(SIGUSR2);
+    sigaction(SIGUSR2, &old, NULL);
+    assert_same(&sig_pair);
+}
+
+static void test_unwind_sigaltstack_matches_libunwind(void **state)
+{
+    static char alt[256 * 1024];
+    struct sigaction sa, old;
+    stack_t ss = {.ss_sp = alt, .ss_size = sizeof(alt)}, oss;
+
+    (void)state;
+    sigaltstack(&ss, &oss);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGUSR2, &sa, &old);
+    memset(&sig_pair, 0, sizeof(sig_pair));
+    raise(SIGUSR2);
+    sigaction(SIGUSR2, &old, NULL);
+    sigaltstack(&oss, NULL);
+    assert_same(&sig_pair);
+}
+
+/* --- threads ------------------------------------------------------------ */
+
+struct thread_case {
+    bool register_stack;
+    struct pair p;
+    uint64_t fallbacks;
+};
+
+static void *thread_body(void *arg)
+{
+    struct thread_case *c = arg;
+
+    if (c->register_stack) {
+        pthread_attr_t a;
+        void *addr;
+        size_t size;
+
+        pthread_getattr_np(pthread_self(), &a);
+        pthread_attr_getstack(&a, &addr, &size);
+        pthread_attr_destroy(&a);
+        lp_unwind_set_thread_stack((uintptr_t)addr, (uintptr_t)addr + size);
+    } else {
+        /* (Linked in here, threads.c's pthread_create told us already.) */
+        lp_unwind_set_thread_stack(0, 0);
+    }
+    c->fallbacks = lp_unwind_fallback_count();
+    through_o2_nofp(&c->p, 33);
+    c->fallbacks = lp_unwind_fallback_count() - c->fallbacks;
+    return NULL;
+}
+
+static void test_unwind_thread_stack_matches_libunwind(void **state)
+{
+    static struct thread_case known = {.register_stack = true}, unknown;
+    pthread_t t;
+
+    (void)state;
+    pthread_create(&t, NULL, thread_body, &known);
+    pthread_join(t, NULL);
+    assert_same(&known.p);
+    assert_int_equal(known.fallbacks, 0);
+    /* A thread whose stack nobody told us: libunwind walks it. */
+    pthread_create(&t, NULL, thread_body, &unknown);
+    pthread_join(t, NULL);
+    assert_same(&unknown.p);
+    assert_int_equal(unknown.fallbacks, 1);
+}
+
+static void test_unwind_many_threads_share_the_cache(void **state)
+{
+    static struct thread_case c[4];
+    pthread_t t[4];
+    int i;
+
+    (void)state;
+    for (i = 0; i < 4; i++) {
+        c[i].register_stack = true;
+        pthread_create(&t[i], NULL, thread_body, &c[i]);
+    }
+    for (i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        assert_same(&c[i].p);
+    }
+}
+
+/* --- the rules themselves ----------------------------------------------- */
+
+static void test_unwind_rule_of_a_frame_pointer_function(void **state)
+{
+    static struct pair p;
+    uint64_t r;
+
+    (void)state;
+    through_o0(&p, 0);
+    /* p.a[1] returns into through_o0 (-O0, push rbp; mov rbp,rsp). */
+    r = lp_cfi_rule((uintptr_t)p.a[1]);
+    assert_int_equal(LP_RULE_KIND(r), LP_RULE_FRAME);
+    assert_true(r & LP_RULE_CFA_RBP);
+    assert_int_equal(LP_RULE_CFA_OFF(r), 16);
+    assert_true(r & LP_RULE_RBP_SAVED);
+    assert_int_equal(LP_RULE_RBP_OFF(r), -16);
+}
+
+static void test_unwind_rule_of_code_without_cfi_is_fallback(void **state)
+{
+    static char not_code[64];
+
+    (void)state;
+    assert_int_equal(LP_RULE_KIND(lp_cfi_rule((uintptr_t)not_code + 8)),
+                     LP_RULE_FALLBACK);
+}
+
+/* dlclose (ours, linked in from the preload objects) forgets the rules
+ * of code it unloaded, and only those. libthread_db: small, loaded by
+ * nothing else, and RTLD_LAZY leaves its debugger callbacks unresolved. */
+static void test_unwind_dlclose_forgets_unloaded_rules(void **state)
+{
+    void *h = dlopen("libthread_db.so.1", RTLD_LAZY | RTLD_LOCAL), *h2;
+    uintptr_t f, libc_ra;
+    static struct pair p;
+
+    (void)state;
+    if (h == NULL)
+        skip();
+    f = (uintptr_t)dlsym(h, "td_init");
+    assert_true(f != 0);
+    /* A return address just past the function's first byte. */
+    assert_int_equal(LP_RULE_KIND(lp_unwind_rule(f + 1)), LP_RULE_FRAME);
+    assert_true(lp_unwind_rule_cached(f + 1));
+    /* A rule of code that stays: libc's qsort frames. */
+    cb_done = 0;
+    {
+        int v[8] = {5, 3, 1, 7, 2, 8, 4, 6};
+
+        qsort(v, 8, sizeof(v[0]), cmp_capture);
+    }
+    libc_ra = (uintptr_t)cb_pair.a[2];
+    (void)lp_unwind_rule(libc_ra);
+    assert_true(lp_unwind_rule_cached(libc_ra));
+    /* Still referenced twice: unloading nothing keeps everything. */
+    h2 = dlopen("libthread_db.so.1", RTLD_LAZY | RTLD_LOCAL);
+    assert_int_equal(dlclose(h2), 0);
+    assert_true(lp_unwind_rule_cached(f + 1));
+    assert_int_equal(dlclose(h), 0);
+    assert_false(lp_unwind_rule_cached(f + 1));
+    assert_true(lp_unwind_rule_cached(libc_ra));
+    /* And walks stay exact after it. */
+    memset(&p, 0, sizeof(p));
+    through_o2_nofp(&p, 7);
+    assert_same(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unwind_mixed_recursion_matches_libunwind),
+        cmocka_unit_test(test_unwind_alternating_paths_match_libunwind),
+        cmocka_unit_test(test_unwind_truncates_at_max_as_libunwind),
+        cmocka_unit_test(test_unwind_qsort_callback_matches_libunwind),
+        cmocka_unit_test(test_unwind_bsearch_callback_matches_libunwind),
+        cmocka_unit_test(test_unwind_signal_frame_matches_libunwind),
+        cmocka_unit_test(test_unwind_sigaltstack_matches_libunwind),
+        cmocka_unit_test(test_unwind_thread_stack_matches_libunwind),
+        cmocka_unit_test(test_unwind_many_threads_share_the_cache),
+        cmocka_unit_test(test_unwind_rule_of_a_frame_pointer_function),
+        cmocka_unit_test(test_unwind_rule_of_code_without_cfi_is_fallback),
+        cmocka_unit_test(test_unwind_dlclose_forgets_unloaded_rules),
+    };
+
+    return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
+}
