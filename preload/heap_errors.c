@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/freed.h"
@@ -51,8 +52,9 @@ static struct {
     struct context ctx[MAX_CONTEXTS];
     unsigned ncontexts;
     unsigned errors;
+    int last_thread; /* of the last error printed; Valgrind starts at 1 */
     uint64_t allocs, frees, bytes;
-} he;
+} he = { .last_thread = 1 };
 
 void lp_heap_errors_count(unsigned *errors, unsigned *contexts)
 {
@@ -121,12 +123,19 @@ static void emit(struct lp_heap_error *e)
     lp_leakcheck_sym_put();
 }
 
+static int thread_number(pid_t tid);
+
 static void report(struct lp_heap_error *e, uint32_t at_id)
 {
+    int me = thread_number((pid_t)syscall(SYS_gettid));
     bool show;
 
     pthread_mutex_lock(&lock);
     show = note_context(e->kind, lp_stack_get(at_id));
+    if (show && me != he.last_thread) {
+        e->thread_header = me;
+        he.last_thread = me;
+    }
     pthread_mutex_unlock(&lock);
     if (show) {
         set_stack(&e->at, at_id);
@@ -152,8 +161,16 @@ void lp_heap_error_mismatch(const struct lp_block *b, unsigned how,
 
 /* --- where an address is ---------------------------------------------- */
 
-/* The main thread's stack: the [stack] line of /proc/self/maps. */
-static bool main_stack(uintptr_t *lo, uintptr_t *hi)
+/* One line of /proc/self/maps. */
+struct mapping {
+    uintptr_t lo, hi;
+    char perms[5];
+    char path[256]; /* "" for anonymous memory */
+};
+
+/* The mapping holding a (want == NULL: the [stack] one). Reads the maps
+ * with read(2) into a stack buffer: no stdio, nothing to free. */
+static bool find_mapping(uintptr_t a, const char *want, struct mapping *m)
 {
     char buf[8192];
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -162,7 +179,7 @@ static bool main_stack(uintptr_t *lo, uintptr_t *hi)
 
     if (fd < 0)
         return false;
-    for (;;) {
+    while (!found) {
         ssize_t n = read(fd, buf + used, sizeof(buf) - 1 - used);
         char *nl, *start;
 
@@ -173,20 +190,43 @@ static bool main_stack(uintptr_t *lo, uintptr_t *hi)
         used += (size_t)n;
         buf[used] = '\0';
         start = buf;
-        while ((nl = strchr(start, '\n')) != NULL) {
+        while (!found && (nl = strchr(start, '\n')) != NULL) {
+            unsigned long lo, hi;
+            int off = 0;
+
             *nl = '\0';
-            if (strstr(start, "[stack]") &&
-                sscanf(start, "%lx-%lx", lo, hi) == 2)
-                found = true;
+            if (sscanf(start, "%lx-%lx %4s %*s %*s %*s %n", &lo, &hi, m->perms,
+                       &off) >= 3) {
+                const char *path = off > 0 ? start + off : "";
+
+                if (want ? strcmp(path, want) == 0 : (a >= lo && a < hi)) {
+                    m->lo = lo;
+                    m->hi = hi;
+                    snprintf(m->path, sizeof(m->path), "%s", path);
+                    found = true;
+                }
+            }
             start = nl + 1;
         }
         used = strlen(start);
         memmove(buf, start, used);
-        if (found)
-            break;
+        if (used == sizeof(buf) - 1)
+            used = 0; /* a line longer than the buffer: skip it */
     }
     close(fd);
     return found;
+}
+
+/* The main thread's stack: the [stack] line of /proc/self/maps. */
+static bool main_stack(uintptr_t *lo, uintptr_t *hi)
+{
+    struct mapping m;
+
+    if (!find_mapping(0, "[stack]", &m))
+        return false;
+    *lo = m.lo;
+    *hi = m.hi;
+    return true;
 }
 
 struct stack_find {
@@ -255,6 +295,18 @@ static int frame_of(uintptr_t a, uintptr_t *ip_out)
     return -1;
 }
 
+/* Valgrind numbers threads from 1 (main) in creation order; tids grow
+ * in that order too, as long as none was reused. */
+static int thread_number(pid_t tid)
+{
+    struct stack_find sf = { .tid = tid };
+
+    if (tid == getpid())
+        return 1;
+    lp_threads_for_each(count_older, &sf);
+    return 2 + (int)sf.lo;
+}
+
 static bool on_a_stack(uintptr_t a, struct lp_heap_error *e)
 {
     uintptr_t lo, hi, here = (uintptr_t)__builtin_frame_address(0);
@@ -269,11 +321,7 @@ static bool on_a_stack(uintptr_t a, struct lp_heap_error *e)
         if (!sf.found)
             return false;
         current = here >= sf.lo && here < sf.hi;
-        /* Valgrind numbers threads from 1 (main) in creation order;
-         * tids grow in that order too, as long as none was reused. */
-        sf.lo = 0;
-        lp_threads_for_each(count_older, &sf);
-        e->thread = 2 + (int)sf.lo;
+        e->thread = thread_number(sf.tid);
     }
     e->where = LP_WHERE_STACK;
     e->frame = current ? frame_of(a, &e->frame_ip) : -1;
@@ -302,6 +350,44 @@ static bool unmapped(uintptr_t a)
     uintptr_t base = a & ~((uintptr_t)page - 1);
 
     return msync((void *)base, (size_t)page, MS_ASYNC) != 0 && errno == ENOMEM;
+}
+
+/*
+ * A pointer glibc's free would abort on for certain, whatever its heap
+ * holds: misaligned, or with a chunk header no chunk can have (size
+ * below the minimum, not a multiple of 16, wrapping the address space).
+ * The header is read only when its words lie in a readable mapping.
+ * Fills in e's segment description when true.
+ */
+static bool glibc_rejects(uintptr_t a, struct lp_heap_error *e)
+{
+    struct mapping m, hm;
+    size_t size;
+    bool bad;
+
+    if (!find_mapping(a, NULL, &m))
+        return false;
+    if (a % 16 != 0) {
+        bad = true;
+    } else {
+        if (a - 16 < m.lo ? !find_mapping(a - 16, NULL, &hm) ||
+                                hm.perms[0] != 'r'
+                          : m.perms[0] != 'r')
+            return false;
+        memcpy(&size, (const void *)(a - 8), sizeof(size));
+        if (size & 2) /* an mmapped chunk: glibc checks it against pages */
+            return false;
+        size &= ~(size_t)7;
+        bad = size < 32 || size % 16 != 0 || a - 16 > (uintptr_t)0 - size;
+    }
+    if (!bad)
+        return false;
+    e->where = LP_WHERE_SEGMENT;
+    memcpy(e->perms, m.perms, 3);
+    e->perms[3] = '\0';
+    /* [heap], [anon:...]: memory without a file, as Valgrind sees it. */
+    e->name = m.path[0] == '/' ? strdup(m.path) : NULL;
+    return true;
 }
 
 bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
@@ -351,7 +437,7 @@ bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
             set_stack(&e.alloc_at, in.b.stack_id);
         } else if (unmapped(a)) {
             e.where = LP_WHERE_NOWHERE;
-        } else {
+        } else if (!glibc_rejects(a, &e)) {
             return true; /* not sure: glibc decides, as without us */
         }
     }
@@ -362,5 +448,7 @@ bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
     }
     lp_add_relaxed(&he.frees, 1);
     report(&e, at);
+    if (e.where == LP_WHERE_SEGMENT)
+        free((void *)e.name);
     return false;
 }

@@ -119,6 +119,8 @@ int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
 
     lp_commify(e->offset, off, sizeof(off));
     lp_commify(e->size, size, sizeof(size));
+    if (e->thread_header > 0)
+        line(&w, "Thread %d:", e->thread_header);
     line(&w, "%s", lp_heap_error_title(e->kind));
     print_stack(&w, &e->at, sym, self_obj, depth);
     switch (e->where) {
@@ -147,6 +149,14 @@ int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
     case LP_WHERE_OBJECT:
         line(&w, " Address %#" PRIxPTR " is in a rw- mapped file %s segment",
              e->addr, e->name ? e->name : "???");
+        break;
+    case LP_WHERE_SEGMENT:
+        if (e->name != NULL && e->name[0] != '\0')
+            line(&w, " Address %#" PRIxPTR " is in a %s mapped file %s segment",
+                 e->addr, e->perms, e->name);
+        else
+            line(&w, " Address %#" PRIxPTR " is in a %s anonymous segment",
+                 e->addr, e->perms);
         break;
     case LP_WHERE_NOWHERE:
         line(&w, " Address %#" PRIxPTR " is not stack'd, malloc'd or (recently) free'd",

@@ -32,6 +32,8 @@ enum lp_heap_error_where {
     LP_WHERE_STACK,       /* on a thread's stack */
     LP_WHERE_DATA,        /* inside a global (data symbol) */
     LP_WHERE_OBJECT,      /* in a loaded object, no symbol known */
+    LP_WHERE_SEGMENT,     /* in some other mapping: name is its path or
+                             NULL (anonymous), perms its "rw-" */
     LP_WHERE_NOWHERE,     /* not stack'd, malloc'd or (recently) free'd */
 };
 
@@ -44,6 +46,10 @@ struct lp_heap_error_stack {
 
 struct lp_heap_error {
     int pid;
+    /* Valgrind's "Thread N:" line before the title: the number of the
+     * thread that made the bad call, when it differs from the thread of
+     * the previous error (the first is compared with 1); 0 = no line. */
+    int thread_header;
     enum lp_heap_error_kind kind;
     uintptr_t addr;
     struct lp_heap_error_stack at; /* the bad free/delete/realloc */
@@ -60,6 +66,7 @@ struct lp_heap_error {
     uintptr_t frame_ip;
     /* DATA: the symbol's name (not yet demangled); OBJECT: the path. */
     const char *name;
+    char perms[4]; /* SEGMENT */
 };
 
 /* Memcheck's first line for each kind. */

@@ -1,43 +1,78 @@
+// SPDX-License-Identifier: MIT
+// heap_errors_cxx.cpp - a block released by the wrong family is
+// Memcheck's "Mismatched free() / delete / delete []" (the block is still
+// freed); a pointer into memory the heap never handed out is an invalid
+// free. heap_errors_cxx CASE, CASE one of: newarr_delete malloc_delete
+// new_free new_deletearr new_realloc wild all (default all).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <sys/mman.h>
-__attribute__((noinline)) static void new_arr_delete(void)
+
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#pragma GCC diagnostic ignored "-Wmismatched-dealloc"
+#pragma GCC diagnostic ignored "-Wfree-nonheap-object"
+
+__attribute__((noinline)) static void newarr_delete()
 {
     int *p = new int[4];
     delete p;
 }
-__attribute__((noinline)) static void malloc_delete(void)
+
+__attribute__((noinline)) static void malloc_delete()
 {
-    int *p = (int *)malloc(12);
+    int *p = static_cast<int *>(malloc(12));
     delete p;
 }
-__attribute__((noinline)) static void new_free(void)
+
+__attribute__((noinline)) static void new_free()
 {
     int *p = new int;
     free(p);
 }
-__attribute__((noinline)) static void new_delete_arr(void)
+
+__attribute__((noinline)) static void new_deletearr()
 {
     int *p = new int;
     delete[] p;
 }
-__attribute__((noinline)) static void wild_free(void)
+
+__attribute__((noinline)) static void new_realloc()
 {
-    char *m = (char *)mmap(0, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
-    free(m + 16);
+    char *p = new char[8];
+    p = static_cast<char *>(realloc(p, 64));
+    free(p);
+}
+
+// A pointer into memory the program mapped itself.
+__attribute__((noinline)) static void wild()
+{
+    void *m = mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    free(static_cast<char *>(m) + 16);
     munmap(m, 4096);
 }
+
 int main(int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "all";
-    bool all = !strcmp(w, "all");
-    if (all || !strcmp(w, "newarr_delete")) new_arr_delete();
-    if (all || !strcmp(w, "malloc_delete")) malloc_delete();
-    if (all || !strcmp(w, "new_free")) new_free();
-    if (all || !strcmp(w, "new_deletearr")) new_delete_arr();
-    if (all || !strcmp(w, "wild")) wild_free();
-    printf("done %s\n", w);
+    bool all = std::strcmp(w, "all") == 0;
+
+    if (all || !std::strcmp(w, "newarr_delete"))
+        newarr_delete();
+    if (all || !std::strcmp(w, "malloc_delete"))
+        malloc_delete();
+    if (all || !std::strcmp(w, "new_free"))
+        new_free();
+    if (all || !std::strcmp(w, "new_deletearr"))
+        new_deletearr();
+    if (all || !std::strcmp(w, "new_realloc"))
+        new_realloc();
+    if (all || !std::strcmp(w, "wild"))
+        wild();
+    std::printf("heap_errors_cxx %s: done\n", w);
     return 0;
 }
