@@ -69,6 +69,11 @@ void lp_heap_errors_totals(uint64_t *allocs, uint64_t *frees, uint64_t *bytes)
     *bytes = lp_load_relaxed(&he.bytes);
 }
 
+void lp_heap_errors_atfork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
 /* Lock held. True when this is a new context (to be printed). */
 static bool note_context(int kind, const struct lp_stack *at)
 {

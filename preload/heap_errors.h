@@ -58,4 +58,8 @@ void lp_heap_errors_count(unsigned *errors, unsigned *contexts);
 void lp_heap_errors_totals(uint64_t *allocs, uint64_t *frees,
                            uint64_t *bytes);
 
+/* In a fork child: the error lock may have been held by a thread that
+ * does not exist there. */
+void lp_heap_errors_atfork_child(void);
+
 #endif /* LP_PRELOAD_HEAP_ERRORS_H */

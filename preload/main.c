@@ -18,6 +18,8 @@
 
 #include "preload/config.h"
 #include "preload/exit.h"
+#include "preload/freed.h"
+#include "preload/heap_errors.h"
 #include "preload/process.h"
 #include "preload/guard.h"
 #include "preload/signal.h"
@@ -32,11 +34,13 @@ static void atfork_prepare(void)
     lp_guard_held = true;
     lp_stack_lock_all();
     lp_table_lock_all();
+    lp_freed_lock_all();
     lp_guard_held = held;
 }
 
 static void atfork_parent(void)
 {
+    lp_freed_unlock_all();
     lp_table_unlock_all();
     lp_stack_unlock_all();
 }
@@ -49,6 +53,8 @@ static void atfork_child(void)
         lp_store_release(&lp_state, LP_STATE_DONE);
     lp_table_atfork_child();
     lp_stack_atfork_child();
+    lp_freed_atfork_child();
+    lp_heap_errors_atfork_child();
     lp_signal_atfork_child();
 }
 
