@@ -24,7 +24,7 @@
 #include "preload/lp.h"
 
 #define LP_FREED_SHARDS 64
-#define LP_FREED_RING 4096 /* entries per shard, a power of two */
+#define LP_FREED_RING 1024 /* entries per shard, a power of two */
 #define LP_FREED_VOLUME_DEFAULT 20000000ull
 
 struct lp_freed {

@@ -44,6 +44,7 @@ bool lp_track_init(void)
     init_here = true;
     lp_real_init();
     lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
+    lp_freed_set_volume(lp_config.freelist_vol);
     (void)lp_stack_is_self((uintptr_t)&lp_track_init);
     lp_snapshot_init();
     init_here = false;
@@ -138,11 +139,12 @@ bool lp_track_free(void *p, unsigned how)
             lp_stack_note_free(s, b.size);
         lp_snapshot_note(b.size, usable(p), false);
         if (lp_heap_errors_on()) {
-            /* The freed-at stack: the one capture a free costs. */
-            uint32_t at = lp_stack_capture();
+            /* The freed-at stack: the one capture a free costs, unless
+             * keep_stacktraces=alloc (Memcheck's option) saves it. */
+            uint32_t at = lp_config.keep_free_stacks ? lp_stack_capture() : 0;
 
             if (LP_UNLIKELY(b.how != how))
-                lp_heap_error_mismatch(&b, how, at);
+                lp_heap_error_mismatch(&b, how, at ? at : lp_stack_capture());
             lp_freed_push(b.addr, b.size, b.stack_id, at);
         }
     } else {
@@ -193,7 +195,8 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     s = lp_stack_get(id);
     /* A moved block: the old address is freed, "at realloc". */
     if (had && np != old && lp_heap_errors_on())
-        lp_freed_push((uintptr_t)old, ob->size, ob->stack_id, id);
+        lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
+                      lp_config.keep_free_stacks ? id : 0);
     if (lp_table_insert((uintptr_t)np, size, id, NULL) < 0)
         untracked(np);
     if (had && size < ob->size)
