@@ -375,9 +375,10 @@ static bool glibc_rejects(uintptr_t a, struct lp_heap_error *e)
     if (a % 16 != 0) {
         bad = true;
     } else {
-        if (a - 16 < m.lo ? !find_mapping(a - 16, NULL, &hm) ||
-                                hm.perms[0] != 'r'
-                          : m.perms[0] != 'r')
+        /* The size word at a - 8 must be readable to be looked at. */
+        if (a - 8 < m.lo ? !find_mapping(a - 8, NULL, &hm) ||
+                               hm.perms[0] != 'r'
+                         : m.perms[0] != 'r')
             return false;
         memcpy(&size, (const void *)(a - 8), sizeof(size));
         if (size & 2) /* an mmapped chunk: glibc checks it against pages */

@@ -7,6 +7,7 @@
  * heap_errors CASE, CASE one of: double stack global interior realloc
  * thread_stack repeat all (default all).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +53,10 @@ __attribute__((noinline)) static void realloc_freed(void)
     char *q;
 
     free(p);
+    errno = 0;
     q = realloc(p, 48);
-    printf("realloc of a freed block returned %s\n", q ? "a block" : "NULL");
+    printf("realloc of a freed block returned %s, errno %d\n",
+           q ? "a block" : "NULL", errno);
 }
 
 __attribute__((noinline)) static void *thread_body(void *arg)

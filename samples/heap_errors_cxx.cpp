@@ -3,7 +3,8 @@
 // Memcheck's "Mismatched free() / delete / delete []" (the block is still
 // freed); a pointer into memory the heap never handed out is an invalid
 // free. heap_errors_cxx CASE, CASE one of: newarr_delete malloc_delete
-// new_free new_deletearr new_realloc wild all (default all).
+// new_free new_deletearr new_realloc wild all (default all), or
+// correct: every operator new/delete variant used rightly (no error).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,35 @@ __attribute__((noinline)) static void wild()
     munmap(m, 4096);
 }
 
+struct alignas(64) Wide {
+    char c[64];
+};
+
+// Every variant, each released by its own family: no error at all.
+__attribute__((noinline)) static void correct()
+{
+    int *a = new int;
+    int *b = new int[3];
+    int *c = new (std::nothrow) int;
+    int *d = new (std::nothrow) int[5];
+    Wide *e = new Wide;
+    Wide *f = new Wide[2];
+    void *g = ::operator new(40, std::align_val_t(32));
+    void *h = ::operator new[](40, std::align_val_t(32), std::nothrow);
+    void *i = std::malloc(7);
+
+    delete a;
+    delete[] b;
+    ::operator delete(c, std::nothrow);
+    ::operator delete[](d, std::nothrow);
+    delete e;
+    delete[] f;
+    ::operator delete(g, 40, std::align_val_t(32));
+    ::operator delete[](h, std::align_val_t(32), std::nothrow);
+    i = std::realloc(i, 70);
+    std::free(i);
+}
+
 int main(int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "all";
@@ -73,6 +103,8 @@ int main(int argc, char **argv)
         new_realloc();
     if (all || !std::strcmp(w, "wild"))
         wild();
+    if (!std::strcmp(w, "correct"))
+        correct();
     std::printf("heap_errors_cxx %s: done\n", w);
     return 0;
 }
