@@ -3,7 +3,7 @@
 // Memcheck's "Mismatched free() / delete / delete []" (the block is still
 // freed); a pointer into memory the heap never handed out is an invalid
 // free. heap_errors_cxx CASE, CASE one of: newarr_delete malloc_delete
-// new_free new_deletearr new_realloc wild all (default all), or
+// new_free new_deletearr new_realloc wild unmapped all (default all), or
 // correct: every operator new/delete variant used rightly (no error).
 #include <cstdio>
 #include <cstdlib>
@@ -57,6 +57,16 @@ __attribute__((noinline)) static void wild()
     munmap(m, 4096);
 }
 
+// A pointer into memory that is not mapped any more.
+__attribute__((noinline)) static void unmapped()
+{
+    void *m = mmap(nullptr, 8192, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    munmap(m, 8192);
+    free(static_cast<char *>(m) + 4096);
+}
+
 struct alignas(64) Wide {
     char c[64];
 };
@@ -103,6 +113,8 @@ int main(int argc, char **argv)
         new_realloc();
     if (all || !std::strcmp(w, "wild"))
         wild();
+    if (all || !std::strcmp(w, "unmapped"))
+        unmapped();
     if (!std::strcmp(w, "correct"))
         correct();
     std::printf("heap_errors_cxx %s: done\n", w);

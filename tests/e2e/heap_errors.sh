@@ -50,7 +50,7 @@ one_case() { # prog case [leakprof options] [valgrind options]
 for c in double stack global interior realloc thread_stack repeat all; do
     one_case heap_errors "$c"
 done
-for c in newarr_delete malloc_delete new_free new_deletearr new_realloc wild correct all; do
+for c in newarr_delete malloc_delete new_free new_deletearr new_realloc wild unmapped correct all; do
     one_case heap_errors_cxx "$c"
 done
 # Memcheck's --keep-stacktraces=alloc: no freed-at stack is kept ("at 0x0: ???").
