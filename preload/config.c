@@ -6,6 +6,7 @@
 #include "preload/config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,8 @@ static void set_defaults(struct lp_config *c)
     c->threshold = 1.0;
     c->peak_inaccuracy = 1.0;
     c->depth = 30;
+    c->freelist_vol = 20000000;
+    c->keep_free_stacks = true;
     c->snapshot_signal = SIGUSR1;
     c->trace_children = true;
 }
@@ -277,6 +280,22 @@ static bool apply(struct lp_config *c, const char *k, const char *v,
         if (!parse_long(v, 0, 1L << 40, &n))
             return false;
         c->sample_bytes = (uint64_t)n;
+        return true;
+    }
+    /* Memcheck's --freelist-vol and --keep-stacktraces (heap errors). */
+    if (!strcmp(k, "freelist_vol")) {
+        if (!parse_long(v, 0, LONG_MAX, &n))
+            return false;
+        c->freelist_vol = (uint64_t)n;
+        return true;
+    }
+    if (!strcmp(k, "keep_stacktraces")) {
+        if (!strcmp(v, "alloc") || !strcmp(v, "none"))
+            c->keep_free_stacks = false;
+        else if (!strcmp(v, "alloc-and-free") || !strcmp(v, "alloc-then-free"))
+            c->keep_free_stacks = true;
+        else
+            return false;
         return true;
     }
     if (!strcmp(k, "unwind")) {

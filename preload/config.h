@@ -38,6 +38,8 @@ struct lp_config {
     char sarif[LP_CONFIG_PATH_MAX];
     bool gen_suppressions;
     int verbosity;
+    uint64_t freelist_vol;  /* bytes of recently freed blocks remembered */
+    bool keep_free_stacks;  /* keep_stacktraces=alloc-and-free (default) */
     char options_text[4096]; /* LEAKPROF_OPTIONS as given, for desc: */
 };
 

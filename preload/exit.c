@@ -139,7 +139,7 @@ static void forget_dead_threads_dtvs(void)
     size_t i, n = lp_threads_dead_dtvs(dtv, LP_ARRAY_SIZE(dtv));
 
     for (i = 0; i < n; i++)
-        lp_track_free((void *)dtv[i]);
+        lp_track_forget((void *)dtv[i]);
 }
 
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)

@@ -16,7 +16,10 @@
  *   4. snapshot schedule    (snapshot.c, taken on the allocation path)
  *   5. stack table shards   (stack.c, spinlocks)
  *   6. block table shards   (table.c, spinlocks)
- *   7. arena                (arena.c, spinlock; a leaf: any of the above
+ *   7. recently-freed queue (freed.c, spinlocks; taken after the table
+ *                            on the free path)
+ *   8. heap-error contexts  (heap_errors.c; a short leaf section)
+ *   9. arena                (arena.c, spinlock; a leaf: any of the above
  *                            may need memory while holding its lock)
  * A new lock of ours is added here, at its place in the nesting.
  * Context: COLD (fork is rare); runs with the guard held, so nothing here
@@ -29,7 +32,9 @@
 
 #include "preload/arena.h"
 #include "preload/config.h"
+#include "preload/freed.h"
 #include "preload/guard.h"
+#include "preload/heap_errors.h"
 #include "preload/leakcheck.h"
 #include "preload/process.h"
 #include "preload/scan.h"
@@ -51,12 +56,16 @@ static void prepare(void)
     lp_snapshot_lock();
     lp_stack_lock_all();
     lp_table_lock_all();
+    lp_freed_lock_all();
+    lp_heap_errors_lock();
     lp_arena_lock();
 }
 
 static void parent(void)
 {
     lp_arena_unlock();
+    lp_heap_errors_unlock();
+    lp_freed_unlock_all();
     lp_table_unlock_all();
     lp_stack_unlock_all();
     lp_snapshot_unlock();
@@ -70,6 +79,8 @@ static void parent(void)
 static void child(void)
 {
     lp_arena_atfork_child();
+    lp_heap_errors_atfork_child();
+    lp_freed_atfork_child();
     lp_table_atfork_child();
     lp_stack_atfork_child();
     lp_snapshot_atfork_child(); /* both snapshot locks */

@@ -47,21 +47,16 @@ LP_EXPORT void *malloc(size_t size)
         return lp_boot_alloc(size, 16);
     p = IN_LIBC(lp_real.malloc(size));
     if (LP_LIKELY(p != NULL))
-        lp_track_alloc(p, size);
+        lp_track_alloc(p, size, LP_HOW_MALLOC);
     return p;
 }
 
 LP_EXPORT void free(void *p)
 {
-    int saved;
-
-    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
-        return;
-    saved = errno;
-    /* Record first: after the real free another thread may receive p. */
-    lp_track_free(p);
-    IN_LIBC_VOID(lp_real.free(p));
-    errno = saved;
+    /* Record first: after the real free another thread may receive p.
+     * A bad pointer (double free, stack, global...) is reported there
+     * and never reaches glibc, which would abort the program. */
+    lp_track_release(p, LP_HOW_MALLOC);
 }
 
 LP_EXPORT void *calloc(size_t n, size_t size)
@@ -77,7 +72,7 @@ LP_EXPORT void *calloc(size_t n, size_t size)
         return lp_boot_alloc(total, 16); /* static memory is zeroed */
     p = IN_LIBC(lp_real.calloc(n, size));
     if (LP_LIKELY(p != NULL))
-        lp_track_alloc(p, total);
+        lp_track_alloc(p, total, LP_HOW_MALLOC);
     return p;
 }
 
@@ -85,7 +80,7 @@ LP_EXPORT void *realloc(void *old, size_t size)
 {
     struct lp_block ob;
     size_t old_usable = 0;
-    bool had;
+    int had;
     void *np;
 
     if (LP_UNLIKELY(!lp_track_init())) {
@@ -104,18 +99,26 @@ LP_EXPORT void *realloc(void *old, size_t size)
         np = IN_LIBC(lp_real.malloc(size));
         if (np) {
             memcpy(np, old, n < size ? n : size);
-            lp_track_alloc(np, size);
+            lp_track_alloc(np, size, LP_HOW_MALLOC);
         }
         return np;
     }
     if (size == 0) {
-        /* glibc frees the block and returns NULL. */
-        lp_track_free(old);
+        /* glibc frees the block and returns NULL. A bad pointer: NULL,
+         * errno untouched, as under Memcheck. */
+        if (!lp_track_free(old, LP_HOW_MALLOC))
+            return NULL;
         return IN_LIBC(lp_real.realloc(old, 0));
     }
-    had = lp_track_realloc_begin(old, &ob, &old_usable);
+    had = lp_track_realloc_begin(old, size, &ob, &old_usable);
+    if (LP_UNLIKELY(had < 0)) {
+        /* A bad pointer, reported: Memcheck's realloc returns NULL with
+         * errno ENOMEM, and the program goes on. */
+        errno = ENOMEM;
+        return NULL;
+    }
     np = IN_LIBC(lp_real.realloc(old, size));
-    lp_track_realloc_end(old, np, size, had, &ob, old_usable);
+    lp_track_realloc_end(old, np, size, had > 0, &ob, old_usable);
     return np;
 }
 
@@ -140,7 +143,7 @@ LP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
     }
     rc = IN_LIBC(lp_real.posix_memalign(out, align, size));
     if (rc == 0)
-        lp_track_alloc(*out, size);
+        lp_track_alloc(*out, size, LP_HOW_MALLOC);
     return rc;
 }
 
@@ -152,7 +155,7 @@ LP_EXPORT void *aligned_alloc(size_t align, size_t size)
         return lp_boot_alloc(size, align);
     p = IN_LIBC(lp_real.aligned_alloc(align, size));
     if (p)
-        lp_track_alloc(p, size);
+        lp_track_alloc(p, size, LP_HOW_MALLOC);
     return p;
 }
 
@@ -164,7 +167,7 @@ LP_EXPORT void *memalign(size_t align, size_t size)
         return lp_boot_alloc(size, align);
     p = IN_LIBC(lp_real.memalign(align, size));
     if (p)
-        lp_track_alloc(p, size);
+        lp_track_alloc(p, size, LP_HOW_MALLOC);
     return p;
 }
 
@@ -176,7 +179,7 @@ LP_EXPORT void *valloc(size_t size)
         return lp_boot_alloc(size, 4096);
     p = IN_LIBC(lp_real.valloc(size));
     if (p)
-        lp_track_alloc(p, size);
+        lp_track_alloc(p, size, LP_HOW_MALLOC);
     return p;
 }
 
@@ -189,7 +192,7 @@ LP_EXPORT void *pvalloc(size_t size)
         return lp_boot_alloc((size + page - 1) & ~(page - 1), page);
     p = IN_LIBC(lp_real.pvalloc(size));
     if (p)
-        lp_track_alloc(p, (size + page - 1) & ~(page - 1));
+        lp_track_alloc(p, (size + page - 1) & ~(page - 1), LP_HOW_MALLOC);
     return p;
 }
 

@@ -26,6 +26,7 @@
 #include "preload/config.h"
 #include "preload/diag.h"
 #include "preload/outfile.h"
+#include "preload/heap_errors.h"
 #include "preload/scan.h"
 #include "preload/stack.h"
 #include "preload/track.h"
@@ -100,6 +101,19 @@ void lp_leakcheck_sym_put(void) { pthread_mutex_unlock(&lock); }
 void lp_leakcheck_lock(void) { pthread_mutex_lock(&lock); }
 void lp_leakcheck_unlock(void) { pthread_mutex_unlock(&lock); }
 void lp_leakcheck_atfork_child(void) { pthread_mutex_init(&lock, NULL); }
+static void emit(const char *buf, size_t len, const char *pattern,
+                 bool append_only);
+
+const char *lp_leakcheck_self_obj(void)
+{
+    find_self_obj();
+    return lc.self_obj[0] ? lc.self_obj : NULL;
+}
+
+void lp_leakcheck_write_locked(const char *buf, size_t len)
+{
+    emit(buf, len, lp_config.log, false);
+}
 
 static int cmp_block_key(const void *a, const void *b)
 {
@@ -392,12 +406,14 @@ static void list_used(FILE *f, const struct lp_leak_set *set,
                       const struct lp_leak_opts *o)
 {
     unsigned e = lp_leaks_errors(set, o), s = lp_leaks_suppressed_errors(set, o);
+    unsigned c = e + set->other_contexts;
 
+    e += set->other_errors;
     fprintf(f, "--%d-- \n", set->pid);
     lp_supp_print_used_valgrind(lc.supp, f, set->pid);
     fprintf(f, "==%d== \n", set->pid);
     fprintf(f, "==%d== ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)\n",
-            set->pid, e, e, s, s);
+            set->pid, e, c, s, s);
 }
 
 unsigned lp_leakcheck_run(bool live)
@@ -426,6 +442,8 @@ unsigned lp_leakcheck_run(bool live)
     o.depth = lp_config.depth;
     o.live = live;
     set.pid = getpid();
+    if (!live)
+        lp_heap_errors_count(&set.other_errors, &set.other_contexts);
 
     lp_track_totals(&t);
     set.allocs = t.allocs;
@@ -486,7 +504,7 @@ unsigned lp_leakcheck_run(bool live)
         emit(buf, len, lp_config.log, live);
         free(buf);
     }
-    errors = lp_leaks_errors(&set, &o);
+    errors = lp_leaks_errors(&set, &o) + set.other_errors;
     if (!live && lp_config.sarif[0])
         write_sarif(&set, &o);
     if (live)

@@ -34,4 +34,11 @@ void lp_leakcheck_lock(void);
 void lp_leakcheck_unlock(void);
 void lp_leakcheck_atfork_child(void);
 
+/* Between lp_leakcheck_sym_get() and _put(): the path of our library (as
+ * frames print it, "(in PATH)"), and a write of text to the log, through
+ * the same destination and truncate-once rule as the leak report (heap
+ * errors are written when they happen, as Memcheck writes them). */
+const char *lp_leakcheck_self_obj(void);
+void lp_leakcheck_write_locked(const char *buf, size_t len);
+
 #endif /* LP_PRELOAD_LEAKCHECK_H */

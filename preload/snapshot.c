@@ -693,10 +693,15 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
     if (!c)
         return NULL;
     for (id = 0; id <= t->nstacks; id++) {
+        struct lp_stack *st = lp_stack_get(id);
         uint64_t bytes = 0;
 
         if (e < t->nents && t->e[e].id == id)
             bytes = t->e[e++].bytes;
+        /* A stack that never allocated (heap errors keep freed-at
+         * stacks in the same table) is no allocation context. */
+        if (st && bytes == 0 && lp_load_relaxed(&st->total_blocks) == 0)
+            continue;
         if (id < w->nids && !w->frames[id])
             filter_stack(w, id);
         c[n].frames = id < w->nids ? w->frames[id] : NULL;

@@ -15,10 +15,15 @@
 
 #define LP_TABLE_SHARDS 64
 
+/* How a block was allocated, so a mismatched release can be told apart
+ * (Memcheck's "Mismatched free() / delete / delete []"). */
+enum lp_how { LP_HOW_MALLOC = 0, LP_HOW_NEW, LP_HOW_NEW_ARRAY };
+
 struct lp_block {
     uintptr_t addr;
     size_t size;       /* requested size */
     uint32_t stack_id; /* from lp_stack_intern(); 0 = unknown */
+    uint8_t how;       /* enum lp_how (fits in the padding before seq) */
     uint64_t seq;      /* allocation order */
 };
 
@@ -27,6 +32,10 @@ struct lp_block {
  * its data copied to *stale, if non-NULL, with 1 returned). */
 int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
                     struct lp_block *stale);
+/* The same, recording how the block was allocated (enum lp_how);
+ * lp_table_insert() records LP_HOW_MALLOC. */
+int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
+                        unsigned how, struct lp_block *stale);
 
 /* Forget a block, copying it to *out when out is non-NULL. Returns 0, or
  * -ENOENT for an address we never saw (allocated before init, or ours). */

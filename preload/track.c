@@ -13,7 +13,9 @@
 #include <sys/auxv.h>
 
 #include "preload/config.h"
+#include "preload/freed.h"
 #include "preload/guard.h"
+#include "preload/heap_errors.h"
 #include "preload/real.h"
 #include "preload/signal.h"
 #include "preload/snapshot.h"
@@ -74,6 +76,7 @@ bool lp_track_init(void)
         return true;
     }
     lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
+    lp_freed_set_volume(lp_config.freelist_vol);
     (void)lp_stack_is_self((uintptr_t)&lp_track_init);
     lp_snapshot_init();
     init_here = false;
@@ -105,18 +108,39 @@ static inline bool sampled_out(size_t size)
     return false;
 }
 
-void lp_track_alloc(void *p, size_t size)
+/*
+ * A block the table will not know (one of our own, made under the guard,
+ * or one the table had no room for) may sit at an address the freed queue
+ * still holds: forget it there, or the program's later free of it would
+ * look like a double free.
+ */
+static LP_NOINLINE void untracked(void *p)
+{
+    if (lp_heap_errors_on() && lp_load_acquire(&lp_state) == LP_STATE_READY)
+        lp_freed_forget((uintptr_t)p);
+}
+
+void lp_track_alloc(void *p, size_t size, unsigned how)
 {
     struct lp_guard g;
     uint32_t id;
     struct lp_stack *s;
     struct lp_block stale;
+    int rc;
 
-    if (sampled_out(size) || !lp_guard_enter(&g))
+    if (sampled_out(size))
         return;
+    if (!lp_guard_enter(&g)) {
+        if (lp_guard_held)
+            untracked(p);
+        return;
+    }
     id = lp_stack_capture();
     s = lp_stack_get(id);
-    if (lp_table_insert((uintptr_t)p, size, id, &stale) == 1) {
+    rc = lp_table_insert_how((uintptr_t)p, size, id, how, &stale);
+    if (LP_UNLIKELY(rc < 0))
+        untracked(p);
+    if (rc == 1) {
         struct lp_stack *os = lp_stack_get(stale.stack_id);
 
         /* The old block was freed behind our back: forget it here too. */
@@ -131,35 +155,74 @@ void lp_track_alloc(void *p, size_t size)
     lp_guard_leave(&g);
 }
 
-void lp_track_free(void *p)
+/* Guard held. Remove p from the table and its counters; false if it was
+ * not tracked. */
+static bool untrack(void *p, struct lp_block *b)
+{
+    struct lp_stack *s;
+
+    if (lp_table_remove((uintptr_t)p, b) != 0)
+        return false;
+    s = lp_stack_get(b->stack_id);
+    lp_snapshot_before_shrink();
+    if (s)
+        lp_stack_note_free(s, b->size);
+    lp_snapshot_note(b->size, usable(p), false);
+    return true;
+}
+
+void lp_track_forget(void *p)
 {
     struct lp_guard g;
     struct lp_block b;
 
     if (!lp_guard_enter(&g))
         return;
-    if (lp_table_remove((uintptr_t)p, &b) == 0) {
-        struct lp_stack *s = lp_stack_get(b.stack_id);
-
-        lp_snapshot_before_shrink();
-        if (s)
-            lp_stack_note_free(s, b.size);
-        lp_snapshot_note(b.size, usable(p), false);
-    }
+    (void)untrack(p, &b);
     lp_guard_leave(&g);
 }
 
-bool lp_track_realloc_begin(void *old, struct lp_block *ob,
-                            size_t *old_usable)
+bool lp_track_free(void *p, unsigned how)
 {
     struct lp_guard g;
-    bool had;
+    struct lp_block b;
+    bool pass = true;
 
     if (!lp_guard_enter(&g))
-        return false;
+        return true;
+    if (untrack(p, &b)) {
+        if (lp_heap_errors_on()) {
+            /* The freed-at stack: the one capture a free costs, unless
+             * keep_stacktraces=alloc (Memcheck's option) saves it. */
+            uint32_t at = lp_config.keep_free_stacks ? lp_stack_capture() : 0;
+
+            if (LP_UNLIKELY(b.how != how))
+                lp_heap_error_mismatch(&b, how, at ? at : lp_stack_capture());
+            lp_freed_push(b.addr, b.size, b.stack_id, at);
+        }
+    } else {
+        pass = lp_heap_error_bad_free(p, how, false, 0);
+    }
+    lp_guard_leave(&g);
+    return pass;
+}
+
+int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
+                           size_t *old_usable)
+{
+    struct lp_guard g;
+    int had;
+
+    if (!lp_guard_enter(&g))
+        return 0;
     had = lp_table_remove((uintptr_t)old, ob) == 0;
-    if (had)
+    if (had) {
         *old_usable = usable(old);
+        if (LP_UNLIKELY(ob->how != LP_HOW_MALLOC) && lp_heap_errors_on())
+            lp_heap_error_mismatch(ob, LP_HOW_MALLOC, lp_stack_capture());
+    } else if (!lp_heap_error_bad_free(old, LP_HOW_MALLOC, true, size)) {
+        had = -1;
+    }
     lp_guard_leave(&g);
     return had;
 }
@@ -176,13 +239,19 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     if (np == NULL) {
         /* The real realloc failed: the old block is still the program's. */
         if (had)
-            lp_table_insert((uintptr_t)old, ob->size, ob->stack_id, NULL);
+            lp_table_insert_how((uintptr_t)old, ob->size, ob->stack_id,
+                                ob->how, NULL);
         lp_guard_leave(&g);
         return;
     }
     id = lp_stack_capture();
     s = lp_stack_get(id);
-    lp_table_insert((uintptr_t)np, size, id, NULL);
+    /* A moved block: the old address is freed, "at realloc". */
+    if (had && np != old && lp_heap_errors_on())
+        lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
+                      lp_config.keep_free_stacks ? id : 0);
+    if (lp_table_insert((uintptr_t)np, size, id, NULL) < 0)
+        untracked(np);
     if (had && size < ob->size)
         lp_snapshot_before_shrink();
     /* Add before subtracting, so no snapshot sees the block missing. */
@@ -216,4 +285,14 @@ void lp_track_totals(struct lp_totals *t)
         t->live_blocks += lp_load_relaxed(&s->live_blocks);
     }
     t->frees = t->allocs - t->live_blocks;
+    /* Bad calls count as Memcheck counts them: a free each, and a bad
+     * realloc an alloc of its size too. */
+    {
+        uint64_t a, f, b;
+
+        lp_heap_errors_totals(&a, &f, &b);
+        t->allocs += a;
+        t->frees += f;
+        t->bytes_allocated += b;
+    }
 }

@@ -8,7 +8,11 @@
  * Context: HOT. Every function is a no-op for a thread holding the guard
  * (our own allocations) and before the profiler is READY.
  */
+#include <errno.h>
+
+#include "preload/guard.h"
 #include "preload/lp.h"
+#include "preload/real.h"
 #include "preload/table.h"
 
 /* Bring the profiler up if it is not (first allocation, constructor).
@@ -21,18 +25,47 @@ bool lp_track_init(void);
  * handler. Costs the hot path nothing: the init check fails once. */
 void lp_track_request_service(void);
 
-/* A block p of size bytes was just handed to the program. */
-void lp_track_alloc(void *p, size_t size);
+/* A block p of size bytes was just handed to the program by an
+ * allocation of family how (enum lp_how: malloc, new or new[]). */
+void lp_track_alloc(void *p, size_t size, unsigned how);
 
-/* The program frees p: forget it. Called before the real free, because
- * after it another thread may receive the same address. */
-void lp_track_free(void *p);
+/* The program releases p with a call of family how: forget it, remember
+ * it in the recently-freed queue, report a mismatched release. Called
+ * before the real free, because after it another thread may receive the
+ * same address. Returns false when p is a bad pointer (reported; see
+ * heap_errors.h): it must then not reach the real free. */
+bool lp_track_free(void *p, unsigned how);
 
-/* realloc in two steps around the real call: begin forgets old (true if
- * it was tracked, with its record in *ob); end records the outcome:
- * np == NULL means the real realloc failed and old is tracked again. */
-bool lp_track_realloc_begin(void *old, struct lp_block *ob,
-                            size_t *old_usable);
+/* Count p as freed if it is tracked, silently (no error report, no freed
+ * queue): for blocks the runtime would free at exit (exit.c). */
+void lp_track_forget(void *p);
+
+/* free(), operator delete and delete[] in one body. Always inlined into
+ * each hook, so that the hook itself is the frame the error and the
+ * freed-at stacks start with. */
+static inline __attribute__((always_inline)) void
+lp_track_release(void *p, unsigned how)
+{
+    int saved;
+
+    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
+        return;
+    saved = errno;
+    if (LP_LIKELY(lp_track_free(p, how))) {
+        lp_in_libc++;
+        lp_real.free(p);
+        lp_in_libc--;
+    }
+    errno = saved;
+}
+
+/* realloc in two steps around the real call: begin forgets old and
+ * returns 1 if it was tracked (its record in *ob), 0 if it was not (pass
+ * it on), -1 if it is a bad pointer (reported: realloc must return NULL
+ * without calling the real one); end records the outcome: np == NULL
+ * means the real realloc failed and old is tracked again. */
+int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
+                           size_t *old_usable);
 void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
                           const struct lp_block *ob, size_t old_usable);
 

@@ -417,10 +417,12 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     }
     if (!o.live) {
         unsigned e = lp_leaks_errors(set, &o), s = lp_leaks_suppressed_errors(set, &o);
+        unsigned ctx = e + set->other_contexts;
 
+        e += set->other_errors;
         if (!o.list_suppressions)
             line(&w, "For lists of detected and suppressed errors, rerun with: -s");
-        line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, e, s, s);
+        line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, ctx, s, s);
     }
     if (w.err == 0 && fflush(out) != 0)
         w.err = errno != 0 ? -errno : -EIO;

@@ -78,6 +78,9 @@ struct lp_leak_set {
     uint64_t heur_bytes[LP_HEUR_COUNT], heur_blocks[LP_HEUR_COUNT];
     struct lp_loss_record *recs;
     size_t nrecs;
+    /* Errors found before the leak search (invalid and mismatched frees):
+     * they join the leak errors in ERROR SUMMARY (exit report only). */
+    unsigned other_errors, other_contexts;
     /* Live reports only: lp_leaks_totals() of the previous search, all
      * zero the first time (Memcheck's first search compares with zero).
      * Records that vanished since then may stay in recs with bytes =

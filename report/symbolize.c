@@ -455,6 +455,28 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
     return n;
 }
 
+const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
+                          uintptr_t *start)
+{
+    Dwfl_Module *mod;
+    const char *name;
+    GElf_Off off = 0;
+    GElf_Sym esym;
+
+    if (sym == NULL || sym->dwfl == NULL)
+        return NULL;
+    mod = dwfl_addrmodule(sym->dwfl, addr);
+    if (mod == NULL)
+        return NULL;
+    name = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+    if (name == NULL || name[0] == '\0' || esym.st_size == 0 ||
+        off >= esym.st_size)
+        return NULL;
+    if (start != NULL)
+        *start = addr - off;
+    return intern(sym, name);
+}
+
 int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
                    struct lp_sym_frame *out, int max)
 {

@@ -59,6 +59,16 @@ struct lp_sym *lp_sym_new(void);
 int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
                    struct lp_sym_frame *out, int max);
 
+/*
+ * The ELF symbol containing addr (functions and objects alike, sized
+ * symbols only): its start address in *start and its raw (mangled) name,
+ * owned by sym. Returns NULL when no symbol covers addr. Used by the heap
+ * error writer: the entry of a frame's function ("created by f (x.c:12)")
+ * and the global a bad free points into ("inside data symbol \"g\"").
+ */
+const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
+                          uintptr_t *start);
+
 /* Re-read the process's module list (after dlopen). */
 void lp_sym_refresh(struct lp_sym *sym);
 

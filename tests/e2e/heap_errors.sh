@@ -1,0 +1,73 @@
+# Heap errors (issue 9, item 10): each bad free of samples/heap_errors and
+# samples/heap_errors_cxx is reported as Memcheck reports it, and the
+# program goes on: it prints its last line and exits 0.
+#
+# Natively glibc aborts on every one of these (SIGABRT), so the program's
+# own stdout and exit status are compared with its run under Memcheck,
+# where it survives, byte for byte. Our log (errors, heap summary, ERROR
+# SUMMARY) must equal Memcheck's after normalising pids, addresses and
+# the preload object's name, and glibc's clone3 frame (Valgrind makes
+# glibc fall back to clone).
+. "$(dirname "$0")/_lib.sh"
+
+he_normalise() {
+    sed -n '/^==[0-9]*== \(Thread [0-9]*:\|Invalid free\|Mismatched free\)/,$p' "$1" |
+        sed -E 's/^==[0-9]+==/==/; s/0x[0-9A-Fa-f]+/0x/g;
+            s/\(in [^)]*(vgpreload_memcheck-amd64-linux|libleakprof)\.so\)/(in PRELOAD)/;
+            s/clone3 \(clone3\.S:[0-9]+\)/clone (clone.S:N)/; s/clone \(clone\.S:[0-9]+\)/clone (clone.S:N)/'
+}
+
+one_case() { # prog case [leakprof options] [valgrind options]
+    local prog=$1 c=$2 lopt=${3:+:$3} vopt=$4 rc
+    (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/lp.$c.txt$lopt" LD_PRELOAD="$LIB" \
+        "$SAMPLES/$prog" "$c" >"$WORK/lp.$c.out" 2>"$WORK/lp.$c.err"); rc=$?
+    check "$prog $c$lopt: exits 0 under leakprof" [ "$rc" = 0 ]
+    check "$prog $c$lopt: prints its last line" grep -q "^$prog $c: done\$" "$WORK/lp.$c.out"
+    if [ "$c" = correct ]; then
+        check "$prog $c: no error reported" bash -c "! grep -q -E '(Invalid|Mismatched) free' '$WORK/lp.$c.txt'"
+        check "$prog $c: ERROR SUMMARY 0" grep -q 'ERROR SUMMARY: 0 errors from 0 contexts' "$WORK/lp.$c.txt"
+    else
+        check "$prog $c$lopt: reported" grep -q -E '(Invalid|Mismatched) free\(\)' "$WORK/lp.$c.txt"
+    fi
+    if ! have_valgrind; then echo "SKIP: $prog $c vs memcheck (no valgrind)"; return; fi
+    (cd "$WORK" && valgrind $vopt --log-file="$WORK/mc.$c.txt" "$SAMPLES/$prog" "$c" \
+        >"$WORK/mc.$c.out" 2>/dev/null); rc=$?
+    check "$prog $c: same exit status as under memcheck" [ "$rc" = 0 ]
+    check "$prog $c: same stdout as under memcheck" cmp -s "$WORK/mc.$c.out" "$WORK/lp.$c.out"
+    # A live thread's DTV block differs by 64 bytes from Memcheck's (issue 9
+    # item 14, not this test's subject): leave total heap usage out there.
+    local drop='^$' from=he_normalise
+    [ "$c" = thread_stack ] && drop='total heap usage'
+    [ "$c" = correct ] && from=mc_normalise
+    if diff -u <($from "$WORK/mc.$c.txt" | grep -v "$drop") \
+               <($from "$WORK/lp.$c.txt" | grep -v "$drop") >"$WORK/d.$c"; then
+        pass "$prog $c$lopt: report equals memcheck's"
+    else
+        fail "$prog $c$lopt: report equals memcheck's"; head -40 "$WORK/d.$c"
+    fi
+}
+
+for c in double stack global interior realloc thread_stack repeat all; do
+    one_case heap_errors "$c"
+done
+for c in newarr_delete malloc_delete new_free new_deletearr new_realloc wild unmapped correct all; do
+    one_case heap_errors_cxx "$c"
+done
+# Memcheck's --keep-stacktraces=alloc: no freed-at stack is kept ("at 0x0: ???").
+one_case heap_errors double keep_stacktraces=alloc --keep-stacktraces=alloc
+one_case heap_errors realloc keep_stacktraces=alloc --keep-stacktraces=alloc
+
+# Natively, glibc aborts on the double free: what this test protects.
+bash -c '"$1" double >/dev/null 2>&1' _ "$SAMPLES/heap_errors" 2>/dev/null; rc=$?
+check "heap_errors double: glibc aborts natively (the reason for memcheck)" [ "$rc" -ne 0 ]
+
+# error_exitcode counts heap errors as Memcheck's does.
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/ec.txt:error_exitcode=42" LD_PRELOAD="$LIB" \
+    "$SAMPLES/heap_errors" double >/dev/null 2>&1); rc=$?
+check "error_exitcode fires on a heap error" [ "$rc" = 42 ]
+
+# Sampled mode: untracked blocks are normal, nothing is checked.
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/s.txt:sample_bytes=4096" LD_PRELOAD="$LIB" \
+    "$SAMPLES/heap_errors_cxx" new_free >"$WORK/s.out" 2>&1); rc=$?
+check "sampled mode: no heap error reported" bash -c "! grep -q 'free()' '$WORK/s.txt'"
+check "sampled mode: program runs" [ "$rc" = 0 ]
