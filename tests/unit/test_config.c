@@ -22,7 +22,7 @@ static void test_config_defaults_match_the_design(void **state)
     assert_int_equal(c.detailed_freq, 10);
     assert_int_equal(c.max_snapshots, 100);
     assert_int_equal(c.snapshot_signal, SIGUSR1);
-    assert_true(c.trace_children);
+    assert_false(c.trace_children);
     assert_string_equal(c.log, "");
 }
 
