@@ -138,14 +138,27 @@ asan:
 	$(MAKE) O=build/asan SAN=address,undefined $(addprefix build/asan/test/,$(notdir $(UNIT_BIN))) build/asan/leakprint
 	$(Q)O=build/asan ASAN_OPTIONS=detect_leaks=1 tests/run.sh unit leakprint
 
+MANDIR  ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MANPAGES := leakprof.1 leakprint.1
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/leakprof $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/leakprof $(DESTDIR)$(PREFIX)/bin \
+	  $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(O)/libleakprof.so $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so
 	install -m 0755 $(O)/leakprint $(DESTDIR)$(PREFIX)/bin/leakprint
 	install -m 0755 $(O)/leakprof $(DESTDIR)$(PREFIX)/bin/leakprof
+	for m in $(MANPAGES); do \
+	  sed 's/@VERSION@/$(VERSION)/g' man/$$m >$(DESTDIR)$(MANDIR)/$$m && \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/$$m || exit 1; done
+	install -m 0644 completion/leakprof.bash $(DESTDIR)$(BASHCOMPDIR)/leakprof
+	ln -sf leakprof $(DESTDIR)$(BASHCOMPDIR)/leakprint
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so $(DESTDIR)$(PREFIX)/bin/leakprint $(DESTDIR)$(PREFIX)/bin/leakprof
+	rm -f $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so \
+	  $(DESTDIR)$(PREFIX)/bin/leakprint $(DESTDIR)$(PREFIX)/bin/leakprof \
+	  $(addprefix $(DESTDIR)$(MANDIR)/,$(MANPAGES)) \
+	  $(DESTDIR)$(BASHCOMPDIR)/leakprof $(DESTDIR)$(BASHCOMPDIR)/leakprint
 	-rmdir $(DESTDIR)$(PREFIX)/lib/leakprof
 
 clean:

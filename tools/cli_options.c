@@ -395,6 +395,42 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
     return LP_CLI_RUN;
 }
 
+/* One --help entry: the option at column 2, its text wrapped at column
+ * 32 to 79 columns (on the next line when the option is long). */
+static void item(FILE *f, const char *lhs, const char *text, const char *def)
+{
+    char buf[512];
+    const char *p = buf;
+    int col;
+
+    snprintf(buf, sizeof(buf), "%s%s%s%s", text, def ? " [" : "",
+             def ? (def[0] ? def : "none") : "", def ? "]" : "");
+    col = fprintf(f, "  %s", lhs);
+    if (col > 31) {
+        fputc('\n', f);
+        col = 0;
+    }
+    while (*p) {
+        size_t w = strcspn(p, " ");
+
+        if (col >= 31 && col + 1 + (int)w > 79) {
+            fputc('\n', f);
+            col = 0;
+        }
+        if (col < 31) {
+            col += fprintf(f, "%*s", 32 - col, "");
+        } else {
+            fputc(' ', f);
+            col++;
+        }
+        col += fprintf(f, "%.*s", (int)w, p);
+        p += w;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
+}
+
 void lp_cli_usage(FILE *f)
 {
     size_t i;
@@ -418,10 +454,7 @@ void lp_cli_usage(FILE *f)
             continue;
         dashes(key, sizeof(key), o->key, '_', '-');
         snprintf(lhs, sizeof(lhs), "--%s=%s", key, o->values);
-        fprintf(f, "  %-34s %s", lhs, o->help);
-        if (o->defval)
-            fprintf(f, " [%s]", o->defval[0] ? o->defval : "none");
-        fputc('\n', f);
+        item(f, lhs, o->help, o->defval);
     }
     fprintf(f, "\nValgrind's spellings:\n");
     for (i = 0; i < LP_ARRAY_SIZE(spellings); i++) {
@@ -429,18 +462,20 @@ void lp_cli_usage(FILE *f)
 
         snprintf(lhs, sizeof(lhs), "--%s=%s", spellings[i].name,
                  lp_option_find(spellings[i].key)->values);
-        fprintf(f, "  %-34s %s\n", lhs, spellings[i].help);
+        item(f, lhs, spellings[i].help, NULL);
     }
+    item(f, "-q, --quiet", "print only the loss records (--quiet=yes)", NULL);
+    item(f, "-s, --show-error-list=yes|no",
+         "list the used suppressions (--verbosity=1)", NULL);
+    item(f, "-v, --verbose",
+         "also Parent PID and the used suppressions (--verbosity=2)", NULL);
+    item(f, "--tool=memcheck", "the leak report only: --massif=0 unless given", NULL);
+    item(f, "--tool=massif", "the massif file only: --leak-check=no unless given", NULL);
+    fprintf(f, "\nleakprof itself:\n");
+    item(f, "--snapshot PID", "send a running profiled process its snapshot signal", NULL);
+    item(f, "-h, --help", "this text", NULL);
+    item(f, "--version", "print the version (the same as leakprint's)", NULL);
     fprintf(f,
-            "  %-34s %s\n  %-34s %s\n  %-34s %s\n  %-34s %s\n  %-34s %s\n",
-            "-q, --quiet", "print only the loss records (--quiet=yes)",
-            "-s, --show-error-list=yes|no", "list the used suppressions (--verbosity=1)",
-            "-v, --verbose", "also Parent PID and the used suppressions (--verbosity=2)",
-            "--tool=memcheck", "the leak report only: --massif=0 unless given",
-            "--tool=massif", "the massif file only: --leak-check=no unless given");
-    fprintf(f,
-            "\nleakprof itself:\n"
-            "  %-34s %s\n  %-34s %s\n  %-34s %s\n"
             "\nOther Valgrind options (--xml, --track-origins, --vgdb, ...) are refused:\n"
             "leakprof checks leaks and profiles the heap, it does not emulate the CPU.\n"
             "\nExamples:\n"
@@ -448,8 +483,5 @@ void lp_cli_usage(FILE *f)
             "  leakprof --error-exitcode=23 --suppressions=known.supp ./test_parser\n"
             "  leakprof --massif-out-file=heap.out --time-unit=ms ./service &\n"
             "  leakprof --snapshot $!\n"
-            "\nSee leakprof(1) and leakprint(1).\n",
-            "--snapshot PID", "send a running profiled process its snapshot signal",
-            "-h, --help", "this text",
-            "--version", "print the version (the same as leakprint's)");
+            "\nSee leakprof(1) and leakprint(1).\n");
 }
