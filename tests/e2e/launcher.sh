@@ -16,6 +16,13 @@ same_run() {
     check "$1: same exit status as native ($(cat "$1.native.rc"))" [ "$2" = "$(cat "$1.native.rc")" ]
 }
 
+# like NAME NATIVE RC: NAME.out and RC against the native run NATIVE.
+like() {
+    check "$1: same stdout as native" cmp -s "$2.native.out" "$1.out"
+    check "$1: same exit status as native" [ "$3" = "$(cat "$2.native.rc")" ]
+}
+native empty ./empty
+
 # A typo never turns the gate off: exit 1, one line, the program not run.
 for args in "--error-exitcod=23" "--error-exitcode=abc" "--leak-chek=full" \
             "--leak-check=ful" "--xml=yes" "--track-origins=yes" "--depth" \
@@ -64,8 +71,9 @@ native vg ./slow_app
 same_run vg $rc
 check "valgrind spellings: report in out.txt" grep -q 'definitely lost: 20,480,000 bytes in 5,000 blocks' out.txt
 check "valgrind spellings: preamble" sh -c "head -4 out.txt | grep -q 'leakprof-[0-9.]*, a memory leak checker' && head -4 out.txt | grep -q 'Command: ./slow_app' && head -4 out.txt | grep -q 'Parent PID: $$'"
-"$LP" --error-exitcode=23 --massif=0 --show-reachable=yes ./slow_app >/dev/null 2>gate.err; rc=$?
+"$LP" --error-exitcode=23 --massif=0 --show-reachable=yes ./slow_app >gate.out 2>gate.err; rc=$?
 check "--error-exitcode=23 fires on slow_app" [ "$rc" = 23 ]
+check "gate: same stdout as native" cmp -s q.native.out gate.out
 
 # Command: quoted as Memcheck quotes it (space < > \ escaped, control and
 # non-ASCII bytes as _), and Parent PID: with -v only when on stderr.
@@ -78,22 +86,22 @@ if have_valgrind; then
     check "Command: line as Memcheck's" diff <(grep 'Command:' cmd.log | sed 's/^==[0-9]*==//') <(grep 'Command:' cmd.mc | sed 's/^==[0-9]*==//')
     check "Parent PID: with a log file, as Memcheck" diff <(grep 'Parent PID:' cmd.log | sed 's/^==[0-9]*==//') <(grep 'Parent PID:' cmd.mc | sed 's/^==[0-9]*==//')
 fi
-"$LP" --massif=0 ./empty >/dev/null 2>pp.err
+"$LP" --massif=0 ./empty >pp1.out 2>pp.err; like pp1 empty $?
 check "no Parent PID: on stderr by default" sh -c "grep -q 'Command: ./empty' pp.err && ! grep -q 'Parent PID' pp.err"
-"$LP" --massif=0 -v ./empty >/dev/null 2>pp.err
+"$LP" --massif=0 -v ./empty >pp2.out 2>pp.err; like pp2 empty $?
 check "-v: Parent PID:" grep -q "^==[0-9]*== Parent PID: $$\$" pp.err
-"$LP" --massif=0 -q ./empty >/dev/null 2>pp.err
+"$LP" --massif=0 -q ./empty >pp3.out 2>pp.err; like pp3 empty $?
 check "-q on a clean program: silent" [ ! -s pp.err ]
 
 # -s lists the used suppressions: the "rerun with: -s" hint goes.
-"$LP" --massif=0 -s ./slow_app >/dev/null 2>s.err
+"$LP" --massif=0 -s ./slow_app >s.out 2>s.err; like s q $?
 check "-s: no rerun hint" sh -c "grep -q 'ERROR SUMMARY' s.err && ! grep -q 'rerun with: -s' s.err"
 
 # --tool: what a Valgrind user means by it.
 rm -f massif.out.*
-"$LP" --tool=memcheck ./empty >/dev/null 2>t.err
+"$LP" --tool=memcheck ./empty >t1.out 2>t.err; like t1 empty $?
 check "--tool=memcheck: report, no massif file" sh -c "grep -q 'HEAP SUMMARY' t.err && ! ls massif.out.* >/dev/null 2>&1"
-"$LP" --tool=massif ./slow_app >/dev/null 2>t.err
+"$LP" --tool=massif ./slow_app >t2.out 2>t.err; like t2 q $?
 check "--tool=massif: massif file, no loss records" sh -c "ls massif.out.* >/dev/null 2>&1 && ! grep -q 'loss record' t.err"
 rm -f massif.out.*
 
@@ -102,7 +110,7 @@ native env ./empty
 LEAKPROF_OPTIONS=depth=0 "$LP" --massif=0 ./empty >env.out 2>env.err; rc=$?
 same_run env $rc
 check "bad LEAKPROF_OPTIONS: warning names it, program runs" grep -q "bad value 'depth=0' in LEAKPROF_OPTIONS, ignored" env.err
-LEAKPROF_OPTIONS=massif=0:origin=cmdline:depth=0 LD_PRELOAD=$LIB ./empty >/dev/null 2>env.err
+LEAKPROF_OPTIONS=massif=0:origin=cmdline:depth=0 LD_PRELOAD=$LIB ./empty >env2.out 2>env.err; like env2 empty $?
 check "a launcher option is named as such" grep -q "bad value '--depth=0' on the leakprof command line, ignored" env.err
 
 # --snapshot PID: the signal the process was started with.
@@ -113,7 +121,8 @@ for i in $(seq 100); do [ -f snap.$pid.1 ] && break; sleep 0.1; done
 check "--snapshot: exit 0, says which signal" sh -c "[ $rc = 0 ] && grep -q 'sent SIGUSR2 to process $pid' snap.err"
 check "--snapshot: snap.PID.1 written" [ -f snap.$pid.1 ]
 check "--snapshot: service still running" kill -0 $pid
-kill -TERM $pid; wait $pid
+kill -TERM $pid; wait $pid; rc=$?
+check "--snapshot: the service exits 0 on SIGTERM, as natively" [ "$rc" = 0 ]
 sleep 30 & sl=$!
 "$LP" --snapshot $sl >/dev/null 2>snap.err; rc=$?
 check "--snapshot refuses an unprofiled process" sh -c "[ $rc = 1 ] && grep -q 'does not run under libleakprof.so' snap.err && kill -0 $sl"
