@@ -8,9 +8,12 @@ DESTDIR ?=
 CC      ?= cc
 CXX     ?= c++
 SAN     ?=
+# One version for leakprof, leakprint and the report header.
+VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
 
 CFLAGS_BASE := -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer \
-	-Wall -Wextra -Wshadow -Wmissing-prototypes -I. -fPIC
+	-Wall -Wextra -Wshadow -Wmissing-prototypes -I. -fPIC \
+	-DLP_VERSION='"$(VERSION)"'
 ifneq ($(SAN),)
 CFLAGS_BASE += -fsanitize=$(SAN) -fno-sanitize-recover=all
 LDSAN := -fsanitize=$(SAN)
@@ -31,7 +34,8 @@ endif
 
 REPORT_SRC  := $(wildcard report/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
-LEAKPRINT_SRC := $(filter-out tools/leakprof.c,$(wildcard tools/*.c))
+LAUNCHER_SRC := tools/leakprof.c $(wildcard tools/cli_*.c)
+LEAKPRINT_SRC := $(filter-out $(LAUNCHER_SRC),$(wildcard tools/*.c))
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
 UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 SAMPLES_C   := $(wildcard samples/*.c)
@@ -40,6 +44,7 @@ SAMPLES_CXX := $(wildcard samples/*.cpp)
 REPORT_OBJ  := $(REPORT_SRC:%.c=$(O)/%.o)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(O)/%.o)
 LEAKPRINT_OBJ := $(LEAKPRINT_SRC:%.c=$(O)/%.o)
+LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(O)/%.o)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(O)/test/%)
 UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
 SAMPLE_BIN  := $(SAMPLES_C:samples/%.c=$(O)/samples/%) $(SAMPLES_CXX:samples/%.cpp=$(O)/samples/%)
@@ -79,8 +84,12 @@ $(O)/libleakprof.so: $(PRELOAD_OBJ) $(O)/libreport.a preload/exports.map
 $(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LIBS) $(LDSAN)
 
-$(O)/leakprof: $(O)/tools/leakprof.o
+# The launcher validates options with the library's own parser.
+$(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/config.o $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LDSAN)
+
+# Objects that print the version.
+$(O)/tools/cli_options.o $(O)/tools/leakprint.o $(O)/report/leaks.o: VERSION
 
 $(O)/samples/%: samples/%.c
 	@mkdir -p $(dir $@)
@@ -136,14 +145,27 @@ asan:
 	$(MAKE) O=build/asan SAN=address,undefined $(addprefix build/asan/test/,$(notdir $(UNIT_BIN))) build/asan/leakprint
 	$(Q)O=build/asan ASAN_OPTIONS=detect_leaks=1 tests/run.sh unit leakprint
 
+MANDIR  ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MANPAGES := leakprof.1 leakprint.1
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/leakprof $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/leakprof $(DESTDIR)$(PREFIX)/bin \
+	  $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(O)/libleakprof.so $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so
 	install -m 0755 $(O)/leakprint $(DESTDIR)$(PREFIX)/bin/leakprint
 	install -m 0755 $(O)/leakprof $(DESTDIR)$(PREFIX)/bin/leakprof
+	for m in $(MANPAGES); do \
+	  sed 's/@VERSION@/$(VERSION)/g' man/$$m >$(DESTDIR)$(MANDIR)/$$m && \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/$$m || exit 1; done
+	install -m 0644 completion/leakprof.bash $(DESTDIR)$(BASHCOMPDIR)/leakprof
+	ln -sf leakprof $(DESTDIR)$(BASHCOMPDIR)/leakprint
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so $(DESTDIR)$(PREFIX)/bin/leakprint $(DESTDIR)$(PREFIX)/bin/leakprof
+	rm -f $(DESTDIR)$(PREFIX)/lib/leakprof/libleakprof.so \
+	  $(DESTDIR)$(PREFIX)/bin/leakprint $(DESTDIR)$(PREFIX)/bin/leakprof \
+	  $(addprefix $(DESTDIR)$(MANDIR)/,$(MANPAGES)) \
+	  $(DESTDIR)$(BASHCOMPDIR)/leakprof $(DESTDIR)$(BASHCOMPDIR)/leakprint
 	-rmdir $(DESTDIR)$(PREFIX)/lib/leakprof
 
 clean:

@@ -5,10 +5,21 @@
  * config.h - LEAKPROF_OPTIONS, parsed once without allocating.
  *
  * The variable is a colon-separated list of key=value (DESIGN.md has the
- * table). Unknown keys and bad values give one warning line each on
- * stderr and are ignored; the program always runs.
+ * table). Every option is one row of lp_options[]: its key, its default,
+ * the values it takes and its setter. The library and the leakprof
+ * launcher both parse through that table, so an option is added in one
+ * place and the launcher validates exactly what the library accepts.
  *
- * Context: BOOT (lp_config_parse), then read-only everywhere.
+ * Two rules on bad input, one per caller:
+ *  - inside the library (lp_config_parse, warn == true) an unknown key or
+ *    a bad value gives one warning line, saying where it came from
+ *    (LEAKPROF_OPTIONS or the leakprof command line), and is ignored: the
+ *    program always runs;
+ *  - the launcher applies each option with lp_config_apply and stops at
+ *    the first error, before the program runs.
+ *
+ * Context: BOOT (lp_config_parse), then read-only everywhere. Also linked
+ * into the leakprof launcher (tools/leakprof.c).
  */
 #include "preload/lp.h"
 
@@ -34,16 +45,48 @@ struct lp_config {
     uint64_t sample_bytes;
     bool unwind_fp;
     bool trace_children;
+    /* Comma-separated glob patterns (? and *) on the path an exec'd
+     * program was started with: matching programs run untraced. */
+    char trace_children_skip[LP_CONFIG_PATH_MAX];
     bool log_json;
     char sarif[LP_CONFIG_PATH_MAX];
     bool gen_suppressions;
-    int verbosity;
+    int verbosity; /* 1: list used suppressions, print Parent PID */
     uint64_t freelist_vol;  /* bytes of recently freed blocks remembered */
     bool keep_free_stacks;  /* keep_stacktraces=alloc-and-free (default) */
+    bool quiet;    /* Valgrind's -q: only the loss records */
+    /* Set by leakprof itself, never by the user: */
+    bool exec_child;   /* a traced program exec'd by a profiled process */
+    bool from_cmdline; /* the options that follow came from the launcher */
     char options_text[4096]; /* LEAKPROF_OPTIONS as given, for desc: */
 };
 
+/* One option: a row of the table both the library and launcher parse by. */
+struct lp_option {
+    const char *key;    /* LEAKPROF_OPTIONS key; --key-with-dashes */
+    const char *defval; /* the default, as text; NULL = none */
+    const char *values; /* what it accepts, for --help and messages */
+    const char *help;   /* one line for --help */
+    bool (*set)(struct lp_config *c, const char *v); /* false: bad value */
+    unsigned flags;     /* LP_OPT_* */
+};
+#define LP_OPT_BOOL 1u     /* yes|no: a bare --flag on the command line means yes */
+#define LP_OPT_INTERNAL 2u /* written by leakprof itself: not a user option */
+
+extern const struct lp_option lp_options[];
+extern const size_t lp_noptions;
+
 extern struct lp_config lp_config;
+
+/* The row for key (underscores), or NULL. */
+const struct lp_option *lp_option_find(const char *key);
+
+/* Set every option to its default. */
+void lp_config_defaults(struct lp_config *c);
+
+/* Apply one key=value to c, strictly: 0, -ENOENT (no such key) or
+ * -EINVAL (bad value; c is unchanged for that option). */
+int lp_config_apply(struct lp_config *c, const char *key, const char *value);
 
 /* Set defaults, then apply text (a LEAKPROF_OPTIONS value; may be NULL).
  * Returns the number of problems reported. warn == false stays silent. */
@@ -51,5 +94,10 @@ int lp_config_parse(struct lp_config *c, const char *text, bool warn);
 
 /* Expand %p (pid) and %% in pattern into out. Returns 0 or -ENAMETOOLONG. */
 int lp_config_expand(const char *pattern, int pid, char *out, size_t n);
+
+/* Does path match one of the comma-separated glob patterns in list?
+ * '*' matches any run of characters ('/' included), '?' any one, as in
+ * Valgrind's --trace-children-skip. No allocation (BOOT). */
+bool lp_config_glob_list(const char *list, const char *path);
 
 #endif /* LP_PRELOAD_CONFIG_H */

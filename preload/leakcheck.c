@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/command.h"
 #include "preload/config.h"
 #include "preload/diag.h"
 #include "preload/outfile.h"
@@ -331,8 +332,48 @@ static void remember_live(const struct lp_leak_set *set)
     lp_leaks_totals(set, &lc.prev_totals);
 }
 
-/* Write buf to the log destination: stderr, or the log= file (truncated
- * the first time this process writes it, appended to afterwards). */
+/* Does the log pattern expand %p (so each process has its own file)? */
+static bool log_per_process(const char *pattern)
+{
+    const char *p;
+
+    for (p = pattern; *p; p++)
+        if (p[0] == '%' && (p[1] == 'p' || p[1] == '%')) {
+            if (p[1] == 'p')
+                return true;
+            p++;
+        }
+    return false;
+}
+
+/* The log-open decision, in one place. A %p file is this process's own:
+ * truncated the first time it writes it, appended to afterwards. A
+ * shared file (no %p) was truncated by the first process at start-up
+ * (lp_leakcheck_log_begin): every later process (fork child, exec'd
+ * program) and every later report only append. */
+static bool log_truncate_now(const char *pattern, int pid)
+{
+    if (!log_per_process(pattern))
+        return false;
+    return !lc.log_opened || lc.log_pid != pid;
+}
+
+void lp_leakcheck_log_begin(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd;
+
+    if (!lp_config.log[0] || lp_config.exec_child ||
+        log_per_process(lp_config.log) ||
+        lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) != 0)
+        return;
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+              0666);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Write buf to the log destination: stderr, or the log= file. */
 static void emit(const char *buf, size_t len, const char *pattern,
                  bool append_only)
 {
@@ -346,7 +387,7 @@ static void emit(const char *buf, size_t len, const char *pattern,
         if (lp_config_expand(pattern, pid, path, sizeof(path)) != 0) {
             lp_diag("log path '%s' too long, writing to stderr", pattern);
         } else {
-            if (!append_only && (!lc.log_opened || lc.log_pid != pid))
+            if (!append_only && log_truncate_now(pattern, pid))
                 flags |= O_TRUNC;
             fd = open(path, flags, 0666); /* the umask applies */
             if (fd < 0) {
@@ -441,6 +482,12 @@ unsigned lp_leakcheck_run(bool live)
     o.self_obj = lc.self_obj[0] ? lc.self_obj : NULL;
     o.depth = lp_config.depth;
     o.live = live;
+    /* Memcheck's preamble: Command: always, Parent PID: with -v or when
+     * the report goes to a file; -q keeps only the loss records. */
+    o.command = lp_command_args(&o.command_len);
+    if (lp_config.verbosity > 0 || lp_config.log[0])
+        o.parent_pid = lp_command_parent_pid();
+    o.quiet = lp_config.quiet;
     set.pid = getpid();
     if (!live)
         lp_heap_errors_count(&set.other_errors, &set.other_contexts);

@@ -21,6 +21,12 @@ struct lp_sym;
  * the previous live search. Returns the number of error contexts. */
 unsigned lp_leakcheck_run(bool live);
 
+/* log= without %p is one file for the whole process tree: the first
+ * process truncates it here, at start-up (BOOT), and every report of
+ * every process appends to it, as Valgrind's --log-file does. Does
+ * nothing for an exec'd child, a %p name or stderr. */
+void lp_leakcheck_log_begin(void);
+
 /* The process's one symbolizer (reading debug info is the slow part of
  * every report), created on first use and refreshed for new modules.
  * get locks it for the caller (it is not thread-safe); put unlocks. Not

@@ -10,17 +10,21 @@
  * the program linked; exit.c defers the report until they have run.
  * Context: BOOT / COLD.
  */
+#include <sys/auxv.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/command.h"
 #include "preload/config.h"
 #include "preload/diag.h"
 #include "preload/exit.h"
 #include "preload/fatal_signal.h"
 #include "preload/fork.h"
 #include "preload/guard.h"
+#include "preload/leakcheck.h"
 #include "preload/process.h"
 #include "preload/signal.h"
 #include "preload/track.h"
@@ -50,6 +54,36 @@ static void drop_from_ld_preload(void)
         unsetenv("LD_PRELOAD");
 }
 
+/*
+ * trace_children=yes: mark the environment, so that the programs this one
+ * execs know they are not the first process (their Command: line shows
+ * the exec'd path, log= without %p is appended to, trace_children_skip
+ * applies to them).
+ */
+static void mark_exec_children(void)
+{
+    const char *v = getenv("LEAKPROF_OPTIONS");
+    char buf[4096];
+    int n;
+
+    if (lp_config.exec_child)
+        return;
+    n = snprintf(buf, sizeof(buf), "%s%sexec_child=yes", v ? v : "",
+                 v && *v ? ":" : "");
+    if (n > 0 && (size_t)n < sizeof(buf))
+        setenv("LEAKPROF_OPTIONS", buf, 1);
+}
+
+/* trace_children_skip: is this exec'd program one to leave alone? Its
+ * path is the one it was exec'd with, as Valgrind matches it. */
+static bool skipped_child(void)
+{
+    const char *path = (const char *)getauxval(AT_EXECFN);
+
+    return lp_config.exec_child && lp_config.trace_children_skip[0] && path &&
+           lp_config_glob_list(lp_config.trace_children_skip, path);
+}
+
 __attribute__((constructor(101))) static void leakprof_init(void)
 {
     lp_track_init();
@@ -57,11 +91,22 @@ __attribute__((constructor(101))) static void leakprof_init(void)
         return; /* secure mode: invisible */
     lp_process.pid = getpid();
     lp_diag_init();
-    if (!lp_config.trace_children) {
+    if (skipped_child()) {
+        /* Run as if we were not loaded, and so do its own children. */
+        lp_store_release(&lp_state, LP_STATE_DONE);
         lp_guard_held = true;
         drop_from_ld_preload();
         lp_guard_held = false;
+        return;
     }
+    lp_command_capture(lp_config.exec_child);
+    lp_guard_held = true;
+    if (!lp_config.trace_children)
+        drop_from_ld_preload();
+    else
+        mark_exec_children();
+    lp_guard_held = false;
+    lp_leakcheck_log_begin();
     lp_fork_init();
     lp_signal_init();
     lp_fatal_signal_init();

@@ -220,11 +220,16 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
     return n;
 }
 
+#ifndef LP_VERSION
+#define LP_VERSION "unknown"
+#endif
+
 /* The writer: "==PID== " lines, with a sticky first error. */
 struct writer {
     FILE *f;
     int pid;
     int err;
+    bool mute; /* quiet mode: lines outside the records are dropped */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -232,7 +237,7 @@ static void line(struct writer *w, const char *fmt, ...)
 {
     va_list ap;
 
-    if (w->err != 0)
+    if (w->err != 0 || w->mute)
         return;
     fprintf(w->f, "==%d== ", w->pid);
     va_start(ap, fmt);
@@ -373,18 +378,72 @@ static void print_summary(struct writer *w, const struct lp_leak_set *set,
     line(w, "%s", "");
 }
 
+char *lp_leaks_command(const char *args, size_t len, char *out, size_t n)
+{
+    size_t i, o = 0;
+
+    if (n == 0)
+        return out;
+    /* A trailing NUL ends the last argument; the others separate them. */
+    if (len > 0 && args[len - 1] == '\0')
+        len--;
+    for (i = 0; i < len && o + 1 < n; i++) {
+        unsigned char c = (unsigned char)args[i];
+
+        if (c == '\0') {
+            out[o++] = ' ';
+            continue;
+        }
+        if (c == ' ' || c == '<' || c == '>' || c == '\\') {
+            if (o + 2 >= n)
+                break;
+            out[o++] = '\\';
+        } else if (c < 0x20 || c >= 0x80) {
+            c = '_';
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static void print_command(struct writer *w, const struct lp_leak_opts *o)
+{
+    char *text = malloc(o->command_len * 2 + 1);
+
+    if (text == NULL)
+        return;
+    line(w, "Command: %s",
+         lp_leaks_command(o->command, o->command_len, text, o->command_len * 2 + 1));
+    free(text);
+}
+
+static void print_preamble(struct writer *w, const struct lp_leak_opts *o)
+{
+    line(w, "leakprof-%s, a memory leak checker and heap profiler", LP_VERSION);
+    print_command(w, o);
+    if (o->parent_pid > 0)
+        line(w, "Parent PID: %d", o->parent_pid);
+    line(w, "%s", "");
+}
+
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts)
 {
     struct writer w = { .f = out, .pid = set->pid, .err = 0 };
     struct lp_leak_opts o = opts != NULL ? *opts : lp_leak_opts_default;
     char a[32], b[32], c[32];
+    bool preamble;
     size_t i;
     int rc;
 
     if (o.live && o.leak_check == LP_CHECK_NO)
         o.leak_check = LP_CHECK_SUMMARY;
     lp_leaks_sort(set);
+    preamble = !o.live && o.command != NULL && o.command_len > 0;
+    if (preamble && !o.quiet)
+        print_preamble(&w, &o);
+    w.mute = o.quiet && !o.live;
     if (!o.live) {
         line(&w, "%s", "");
         line(&w, "HEAP SUMMARY:");
@@ -409,10 +468,17 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
             if (r->supp >= 0 || (o.show_kinds & LP_KIND_BIT(r->kind)) == 0 ||
                 !considered(r, &o))
                 continue;
+            if (w.mute) {
+                /* Quiet: records only, the first says whose they are. */
+                w.mute = false;
+                if (preamble)
+                    print_command(&w, &o);
+            }
             rc = print_record(&w, r, i + 1, set->nrecs, sym, &o);
             if (rc != 0 && w.err == 0)
                 w.err = rc;
         }
+        w.mute = o.quiet && !o.live;
         print_summary(&w, set, &o);
     }
     if (!o.live) {
@@ -422,6 +488,7 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
         e += set->other_errors;
         if (!o.list_suppressions)
             line(&w, "For lists of detected and suppressed errors, rerun with: -s");
+        w.mute = o.quiet && !o.list_suppressions;
         line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, ctx, s, s);
     }
     if (w.err == 0 && fflush(out) != 0)

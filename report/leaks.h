@@ -110,6 +110,11 @@ struct lp_leak_opts {
     enum lp_live_delta live_delta; /* live only; zero = increased */
     bool list_suppressions;  /* Memcheck's -s: no "rerun with: -s" hint;
                                 the caller lists used suppressions */
+    /* The exit report's preamble (not printed in live mode): */
+    const char *command;     /* argv, NUL-separated; NULL/0: no preamble */
+    size_t command_len;
+    int parent_pid;          /* > 0: a "Parent PID: N" line */
+    bool quiet;              /* Memcheck's -q: loss records only */
 };
 
 /* Memcheck's defaults (full, definite+possible shown and errors, depth
@@ -164,9 +169,13 @@ void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
  * (rerun hints and ERROR SUMMARY), each line prefixed "==PID== ".
  * Sorts set first. Returns 0 or -errno from the stream.
  *
- * The text starts with an empty "==PID== " line, then "HEAP SUMMARY:",
- * i.e. what Memcheck prints after the program's own output (its
- * start-of-run preamble is not ours). Then, as Memcheck 3.19 does:
+ * With a command, the text starts with our preamble where Memcheck has
+ * its own: "leakprof-VERSION, a memory leak checker and heap profiler",
+ * "Command: ARGS" quoted as Memcheck quotes it (lp_leaks_command),
+ * "Parent PID: N" when parent_pid > 0, and an empty "==PID== " line.
+ * Then an empty "==PID== " line, then "HEAP SUMMARY:", i.e. what
+ * Memcheck prints after the program's own output. Then, as Memcheck 3.19
+ * does:
  *  - leak_check=no: "For a detailed leak analysis, rerun with:
  *    --leak-check=full" + empty line;
  *  - no blocks in use: "All heap blocks were freed -- no leaks are
@@ -179,7 +188,11 @@ void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
  *    "ERROR SUMMARY: E errors from E contexts (suppressed: S from S)".
  * A record is shown when full, its kind is in show_kinds, it has blocks
  * and it is not suppressed; "i of n" counts every record.
- * Live mode: no HEAP SUMMARY and no trailer, the monitor's hint wording,
+ * Quiet (Memcheck's -q): only the shown records, the first preceded by
+ * the Command: line (so a log still says whose leaks they are), and the
+ * ERROR SUMMARY line only with list_suppressions; nothing at all when no
+ * record is shown.
+ * Live mode: no preamble, no HEAP SUMMARY and no trailer, the monitor's hint wording,
  * records chosen by live_delta, numbers followed by " (+N)"/" (-N)"
  * except in LP_DELTA_ANY. leak_check=no is treated as summary there.
  * opts == NULL means Memcheck's defaults (full, definite+possible).
@@ -187,6 +200,12 @@ void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
  */
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts);
+
+/* Quote argv (NUL-separated, len bytes) as Memcheck's Command: line
+ * does: arguments joined by one space; space, '<', '>' and '\\' escaped
+ * with a backslash; control bytes and bytes >= 0x80 printed as '_'.
+ * Returns out (truncated to n - 1 characters). */
+char *lp_leaks_command(const char *args, size_t len, char *out, size_t n);
 
 /* Commify as Memcheck does: 20480000 -> "20,480,000". Returns buf
  * (truncated to n - 1 characters; 27 bytes hold any uint64_t). */

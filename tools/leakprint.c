@@ -15,7 +15,11 @@
 #include "tools/flame.h"
 #include "tools/msprint.h"
 
-#define LEAKPRINT_VERSION "leakprint 1.0 (ms_print-3.19.0 compatible)"
+#ifndef LP_VERSION
+#define LP_VERSION "unknown"
+#endif
+/* The project's one version (VERSION, passed by the Makefile). */
+#define LEAKPRINT_VERSION "leakprint " LP_VERSION " (ms_print-3.19.0 compatible)"
 
 static const char usage_text[] =
     "usage: leakprint [options] massif-out-file\n"

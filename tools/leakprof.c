@@ -1,34 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * leakprof.c - the launcher: leakprof [--option=value ...] [--] prog [args]
+ * leakprof.c - the launcher: leakprof [options] [--] prog [args]
  *
- * Turns --some-option=value into some_option=value in LEAKPROF_OPTIONS
- * (after any options already in the environment, so the command line
- * wins), puts libleakprof.so first in LD_PRELOAD, and execs the program,
- * so the program's exit status is the launcher's.
+ * Reads the command line strictly (cli_options.c), appends the options to
+ * LEAKPROF_OPTIONS after any already in the environment (so the command
+ * line wins), behind an origin=cmdline marker so the library's warnings
+ * can say where an option came from; puts libleakprof.so first in
+ * LD_PRELOAD and execs the program, so the program's exit status is the
+ * launcher's. `leakprof --snapshot PID` sends a running profiled process
+ * the snapshot signal it was started with.
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
-{
-    fputs("usage: leakprof [--option=value ...] [--] program [args...]\n"
-          "\n"
-          "Runs program with libleakprof.so preloaded: a Memcheck-style leak\n"
-          "report at exit, massif.out.PID, snapshots on SIGUSR1.\n"
-          "Options are LEAKPROF_OPTIONS keys with dashes, for example:\n"
-          "  --log=FILE  --leak-check=no|summary|full\n"
-          "  --show-leak-kinds=SET  --errors-for-leak-kinds=SET\n"
-          "  --error-exitcode=N  --suppressions=FILE  --gen-suppressions=yes\n"
-          "  --massif=FILE|0  --time-unit=B|ms|i  --depth=N\n"
-          "  --log-format=text|json  --sarif=FILE  --snapshot-signal=SIG|0\n"
-          "An option without a value means yes (--gen-suppressions).\n",
-          f);
-}
+#include "preload/config.h"
+#include "tools/cli_options.h"
 
 static int find_library(const char *argv0, char *out, size_t n)
 {
@@ -61,64 +52,112 @@ static int find_library(const char *argv0, char *out, size_t n)
     return -1;
 }
 
-/* Append "key=value" for one --option to buf. */
-static int add_option(char *buf, size_t n, const char *arg)
+/* Read a whole /proc file (NUL-separated records) into buf; its length
+ * or -1. */
+static ssize_t read_proc(int pid, const char *what, char *buf, size_t n)
 {
-    size_t len = strlen(buf);
-    const char *eq = strchr(arg, '=');
-    size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
-    const char *val = eq ? eq + 1 : "yes";
-    size_t i;
+    char path[64];
+    size_t len = 0;
+    FILE *f;
 
-    if (klen == 0 || len + klen + strlen(val) + 3 > n)
+    snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+    f = fopen(path, "re");
+    if (!f)
         return -1;
-    if (len)
-        buf[len++] = ':';
-    for (i = 0; i < klen; i++)
-        buf[len++] = arg[i] == '-' ? '_' : arg[i];
-    buf[len++] = '=';
-    strcpy(buf + len, val);
+    len = fread(buf, 1, n - 1, f);
+    fclose(f);
+    buf[len] = 0;
+    return (ssize_t)len;
+}
+
+static void signal_name(int sig, char *out, size_t n)
+{
+    const char *abbrev = sigabbrev_np(sig);
+
+    if (abbrev)
+        snprintf(out, n, "SIG%s", abbrev);
+    else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+        snprintf(out, n, "SIGRTMIN+%d", sig - SIGRTMIN);
+    else
+        snprintf(out, n, "signal %d", sig);
+}
+
+/*
+ * --snapshot PID: the process decides which signal takes a snapshot
+ * (snapshot_signal in the LEAKPROF_OPTIONS it was started with), so read
+ * it from there, with the library's own parser. Refuse a process that
+ * does not have libleakprof.so mapped: the signal's default action would
+ * kill it.
+ */
+static int send_snapshot(int pid)
+{
+    static char buf[1 << 20];
+    struct lp_config c;
+    const char *opts = NULL;
+    char name[32];
+    ssize_t len, off;
+
+    len = read_proc(pid, "maps", buf, sizeof(buf));
+    if (len < 0) {
+        fprintf(stderr, "leakprof: cannot read process %d: %s\n", pid,
+                strerror(errno));
+        return 1;
+    }
+    if (!strstr(buf, "/libleakprof.so")) {
+        fprintf(stderr, "leakprof: process %d does not run under "
+                        "libleakprof.so; no signal sent\n", pid);
+        return 1;
+    }
+    len = read_proc(pid, "environ", buf, sizeof(buf));
+    if (len < 0) {
+        fprintf(stderr, "leakprof: cannot read the environment of process "
+                        "%d: %s\n", pid, strerror(errno));
+        return 1;
+    }
+    for (off = 0; off < len; off += strlen(buf + off) + 1)
+        if (!strncmp(buf + off, "LEAKPROF_OPTIONS=", 17))
+            opts = buf + off + 17;
+    lp_config_parse(&c, opts, false);
+    if (c.snapshot_signal == 0) {
+        fprintf(stderr, "leakprof: process %d runs with snapshot_signal=0: "
+                        "snapshots are off; no signal sent\n", pid);
+        return 1;
+    }
+    signal_name(c.snapshot_signal, name, sizeof(name));
+    if (kill(pid, c.snapshot_signal) != 0) {
+        fprintf(stderr, "leakprof: cannot send %s to process %d: %s\n", name,
+                pid, strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "leakprof: sent %s to process %d\n", name, pid);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    char opts[8192] = "", lib[PATH_MAX], preload[PATH_MAX * 2];
+    static char opts[16384];
+    struct lp_cli cli;
+    char lib[PATH_MAX], preload[PATH_MAX * 2];
     const char *old;
-    int i;
+    int rc;
 
-    old = getenv("LEAKPROF_OPTIONS");
-    if (old && strlen(old) < sizeof(opts))
-        strcpy(opts, old);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--version")) {
-            puts("leakprof 0.1");
-            return 0;
-        }
-        if (a[0] != '-')
-            break;
-        if (a[1] != '-' || add_option(opts, sizeof(opts), a + 2) != 0) {
-            fprintf(stderr, "leakprof: bad option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
+    rc = lp_cli_parse(&cli, argc, argv);
+    if (rc == LP_CLI_DONE)
+        return 0;
+    if (rc != LP_CLI_RUN)
+        return 1;
+    if (cli.snapshot_pid)
+        return send_snapshot(cli.snapshot_pid);
     if (find_library(argv[0], lib, sizeof(lib)) != 0) {
         fprintf(stderr, "leakprof: cannot find libleakprof.so (set LEAKPROF_LIB)\n");
+        return 1;
+    }
+    old = getenv("LEAKPROF_OPTIONS");
+    snprintf(opts, sizeof(opts), "%s%s%s%s", old ? old : "",
+             old && *old && cli.opts[0] ? ":" : "",
+             cli.opts[0] ? "origin=cmdline:" : "", cli.opts);
+    if (strlen(opts) >= 4096) {
+        fprintf(stderr, "leakprof: LEAKPROF_OPTIONS would be too long (4096)\n");
         return 1;
     }
     old = getenv("LD_PRELOAD");
@@ -126,7 +165,8 @@ int main(int argc, char **argv)
              old ? old : "");
     setenv("LD_PRELOAD", preload, 1);
     setenv("LEAKPROF_OPTIONS", opts, 1);
-    execvp(argv[i], argv + i);
-    fprintf(stderr, "leakprof: cannot run '%s': %s\n", argv[i], strerror(errno));
+    execvp(argv[cli.prog], argv + cli.prog);
+    fprintf(stderr, "leakprof: cannot run '%s': %s\n", argv[cli.prog],
+            strerror(errno));
     return errno == ENOENT ? 127 : 126;
 }

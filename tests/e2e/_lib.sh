@@ -20,6 +20,8 @@ check() { # name cond...
 lp_filter() {
     sed -E -e "s#$TOP/##g" -e 's/^==[0-9]+==/==PID==/' -e 's/^--[0-9]+--/--PID--/' \
         -e 's/0x[0-9A-Fa-f]+/0x.../g' \
+        -e 's/^(==PID== leakprof-)[^,]*,/\1VERSION,/' -e 's/^(==PID== Parent PID: )[0-9]+$/\1PPID/' \
+        -e 's#^(==PID== Command: )[^ ]*/samples/#\1samples/#' \
         -e "s#\\(in [^)]*/libleakprof\\.so\\)#(in libleakprof.so)#" \
         -e 's#\(in /usr/lib/x86_64-linux-gnu/#(in /lib/#; s#\(in /lib/x86_64-linux-gnu/#(in /lib/#'
 }

@@ -2,6 +2,7 @@
 /* test_config.c - LEAKPROF_OPTIONS parsing. */
 #include "tests/unit/lp_test.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ static void test_config_defaults_match_the_design(void **state)
     assert_int_equal(c.detailed_freq, 10);
     assert_int_equal(c.max_snapshots, 100);
     assert_int_equal(c.snapshot_signal, SIGUSR1);
-    assert_true(c.trace_children);
+    assert_false(c.trace_children);
     assert_string_equal(c.log, "");
 }
 
@@ -81,6 +82,75 @@ static void test_config_expand_replaces_pid_and_percent(void **state)
     assert_true(lp_config_expand("abcdefgh%p", 123456, out, 10) < 0);
 }
 
+static void test_config_every_row_is_complete_and_its_default_parses(void **state)
+{
+    struct lp_config c;
+    size_t i;
+
+    (void)state;
+    lp_config_defaults(&c);
+    for (i = 0; i < lp_noptions; i++) {
+        const struct lp_option *o = &lp_options[i];
+
+        assert_non_null(o->key);
+        assert_non_null(o->values);
+        assert_non_null(o->help);
+        assert_ptr_equal(lp_option_find(o->key), o);
+        if (o->defval)
+            assert_int_equal(lp_config_apply(&c, o->key, o->defval), 0);
+    }
+    assert_null(lp_option_find("no_such_key"));
+}
+
+static void test_config_apply_is_strict(void **state)
+{
+    struct lp_config c;
+    int i;
+
+    (void)state;
+    lp_config_defaults(&c);
+    assert_int_equal(lp_config_apply(&c, "error_exitcod", "23"), -ENOENT);
+    assert_int_equal(lp_config_apply(&c, "error_exitcode", "abc"), -EINVAL);
+    assert_int_equal(c.error_exitcode, 0);
+    assert_int_equal(lp_config_apply(&c, "error_exitcode", "23"), 0);
+    assert_int_equal(c.error_exitcode, 23);
+    assert_int_equal(lp_config_apply(&c, "quiet", "yes"), 0);
+    assert_true(c.quiet);
+    assert_int_equal(lp_config_apply(&c, "trace_children_skip", "*/sh,*/make"), 0);
+    assert_string_equal(c.trace_children_skip, "*/sh,*/make");
+    for (i = 0; i < LP_CONFIG_MAX_SUPP; i++)
+        assert_int_equal(lp_config_apply(&c, "suppressions", "x.supp"), 0);
+    assert_int_equal(lp_config_apply(&c, "suppressions", "x.supp"), -EINVAL);
+}
+
+static void test_config_origin_marker_and_exec_child(void **state)
+{
+    struct lp_config c;
+
+    (void)state;
+    assert_int_equal(lp_config_parse(&c, "depth=5:origin=cmdline:depth=7:exec_child=yes", false), 0);
+    assert_true(c.from_cmdline);
+    assert_true(c.exec_child);
+    assert_int_equal(c.depth, 7);
+    assert_int_equal(lp_config_parse(&c, "depth=5", false), 0);
+    assert_false(c.from_cmdline);
+    assert_false(c.exec_child);
+}
+
+static void test_config_glob_list_as_valgrind_skip_patterns(void **state)
+{
+    (void)state;
+    assert_true(lp_config_glob_list("*/make", "/usr/bin/make"));
+    assert_true(lp_config_glob_list("/nowhere,*/fork_e?ec", "./fork_exec"));
+    assert_true(lp_config_glob_list("*", "/a/b"));        /* '*' crosses '/' */
+    assert_true(lp_config_glob_list("/bin/*sh", "/bin/bash"));
+    assert_false(lp_config_glob_list("*/make", "/usr/bin/cmake.sh"));
+    assert_false(lp_config_glob_list("/bin/?sh", "/bin/bash"));
+    assert_false(lp_config_glob_list("", "/bin/sh"));
+    assert_false(lp_config_glob_list(",,", "/bin/sh"));
+    assert_true(lp_config_glob_list("a*b*c", "aXbYbZc"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -88,6 +158,10 @@ int main(void)
         cmocka_unit_test(test_config_parses_every_kind_of_value),
         cmocka_unit_test(test_config_bad_values_are_counted_and_ignored),
         cmocka_unit_test(test_config_expand_replaces_pid_and_percent),
+        cmocka_unit_test(test_config_every_row_is_complete_and_its_default_parses),
+        cmocka_unit_test(test_config_apply_is_strict),
+        cmocka_unit_test(test_config_origin_marker_and_exec_child),
+        cmocka_unit_test(test_config_glob_list_as_valgrind_skip_patterns),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

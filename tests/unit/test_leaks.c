@@ -745,6 +745,60 @@ static void test_leaks_print_reports_stream_errors(void **state)
     fclose(f);
 }
 
+/* Memcheck's Command: quoting, as seen byte by byte in valgrind 3.19 logs. */
+static void test_leaks_command_quotes_as_memcheck(void **state)
+{
+    static const char args[] = "./e\0a b\0<in>\0c\\d\0t\tab\0\xc3\xa9\0\0$x'\"\x7f";
+    char out[128];
+
+    (void)state;
+    lp_leaks_command(args, sizeof(args), out, sizeof(out));
+    assert_string_equal(out, "./e a\\ b \\<in\\> c\\\\d t_ab __  $x'\"\x7f");
+    /* Truncation keeps a whole escape or none. */
+    lp_leaks_command("a b", 4, out, 3);
+    assert_string_equal(out, "a");
+}
+
+static void test_leaks_preamble_and_quiet_mode(void **state)
+{
+    static const char args[] = "./slow_app\0x y";
+    struct lp_loss_record recs[7];
+    struct lp_leak_set set;
+    struct lp_leak_opts o = full_opts();
+    char *got;
+
+    (void)state;
+    leaks_set(&set, recs, 1);
+    o.command = args;
+    o.command_len = sizeof(args);
+    o.parent_pid = 42;
+    got = print_to_string(&set, &o);
+    assert_non_null(strstr(got, "== leakprof-"));
+    assert_non_null(strstr(got, "== Command: ./slow_app x\\ y\n==1== Parent PID: 42\n==1== \n==1== \n==1== HEAP SUMMARY:"));
+    assert_true(strncmp(got, "==1== leakprof-", 15) == 0);
+    free(got);
+
+    o.quiet = true;
+    got = print_to_string(&set, &o);
+    assert_memory_equal(got, "==1== Command: ./slow_app x\\ y\n==1== ", 37);
+    assert_non_null(strstr(got, "are definitely lost in loss record"));
+    assert_null(strstr(got, "SUMMARY"));
+    assert_null(strstr(got, "Parent PID"));
+    free(got);
+
+    o.list_suppressions = true; /* -q -s: the ERROR SUMMARY line stays */
+    got = print_to_string(&set, &o);
+    assert_non_null(strstr(got, "ERROR SUMMARY: "));
+    assert_null(strstr(got, "LEAK SUMMARY"));
+    free(got);
+
+    o.list_suppressions = false; /* nothing shown: nothing printed */
+    o.show_kinds = 0;
+    got = print_to_string(&set, &o);
+    assert_string_equal(got, "");
+    free(got);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -782,6 +836,8 @@ int main(void)
         cmocka_unit_test(test_leaks_frames_stop_at_main_or_below_main),
         cmocka_unit_test(test_leaks_depth_limits_callers_like_num_callers),
         cmocka_unit_test(test_leaks_print_reports_stream_errors),
+        cmocka_unit_test(test_leaks_command_quotes_as_memcheck),
+        cmocka_unit_test(test_leaks_preamble_and_quiet_mode),
     };
 
     hook_addr[HOOK_MALLOC] = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc");

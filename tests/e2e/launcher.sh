@@ -1,0 +1,135 @@
+# The leakprof launcher as a Valgrind user types it: strict options (a
+# typo stops it before the program runs), Valgrind's spellings, -q/-s/-v,
+# --tool, the report's preamble (Command: quoted as Memcheck quotes it,
+# Parent PID:), --snapshot PID. Every run under the library also compares
+# the program's stdout and exit status with its native run.
+. "$(dirname "$0")/_lib.sh"
+LP=$TOP/$O/leakprof
+cp "$SAMPLES/slow_app" "$SAMPLES/empty" "$WORK/"
+cd "$WORK" || exit 1
+
+# native NAME CMD...: stdout and status of the native run, kept for same_run.
+native() { local n=$1; shift; "$@" >"$n.native.out" 2>/dev/null; echo $? >"$n.native.rc"; }
+# same_run NAME RC: the launcher run's stdout (NAME.out) and status match.
+same_run() {
+    check "$1: same stdout as native" cmp -s "$1.native.out" "$1.out"
+    check "$1: same exit status as native ($(cat "$1.native.rc"))" [ "$2" = "$(cat "$1.native.rc")" ]
+}
+
+# like NAME NATIVE RC: NAME.out and RC against the native run NATIVE.
+like() {
+    check "$1: same stdout as native" cmp -s "$2.native.out" "$1.out"
+    check "$1: same exit status as native" [ "$3" = "$(cat "$2.native.rc")" ]
+}
+native empty ./empty
+
+# A typo never turns the gate off: exit 1, one line, the program not run.
+for args in "--error-exitcod=23" "--error-exitcode=abc" "--leak-chek=full" \
+            "--leak-check=ful" "--xml=yes" "--track-origins=yes" "--depth" \
+            "--log-file=a:b" "-x" "--tool=helgrind" "--num-callers=0"; do
+    rm -f slow_app.out
+    "$LP" $args ./slow_app >typo.out 2>typo.err; rc=$?
+    check "'$args': exit 1" [ "$rc" = 1 ]
+    check "'$args': program not run" sh -c '[ ! -s typo.out ] && [ ! -e slow_app.out ]'
+    check "'$args': one line" [ "$(wc -l <typo.err)" = 1 ]
+done
+"$LP" --error-exitcod=23 ./slow_app >/dev/null 2>typo.err
+check "did you mean --error-exitcode" grep -q "unknown option '--error-exitcod=23' (did you mean --error-exitcode?)" typo.err
+"$LP" --leak-chek=full ./slow_app >/dev/null 2>typo.err
+check "did you mean --leak-check" grep -q "did you mean --leak-check?" typo.err
+"$LP" --leak-check=ful ./slow_app >/dev/null 2>typo.err
+check "bad value names the choices, suggests full" grep -q "bad value 'ful', expected no|summary|full (did you mean 'full'?)" typo.err
+"$LP" --error-exitcode=abc ./slow_app >/dev/null 2>typo.err
+check "bad number names the range" grep -q "bad value 'abc', expected N (0..255)" typo.err
+"$LP" --xml=yes ./slow_app >/dev/null 2>typo.err
+check "--xml: not supported" grep -qx "leakprof: --xml is not supported" typo.err
+"$LP" >/dev/null 2>typo.err; rc=$?
+check "no program: exit 1" [ "$rc" = 1 ]
+
+# The Must-show command line: the report (Command: and 3-frame stacks) in
+# F, the massif file in M, the program's output and status untouched.
+native q ./slow_app
+rm -f F M
+"$LP" -q --leak-check=full --log-file=F --num-callers=3 --massif-out-file=M ./slow_app >q.out 2>q.err; rc=$?
+same_run q $rc
+check "-q: Command: ./slow_app in F" grep -q '^==[0-9]*== Command: \./slow_app$' F
+check "-q: 3-frame stack in F" sh -c "grep -A3 'are definitely lost in loss record 1 of 1' F | grep -q 'by 0x[0-9A-F]*: main (slow_app.c:50)' && [ \$(grep -c '^==[0-9]*==    \(at\|by\) ' F) = 3 ]"
+check "-q: no summaries (as valgrind -q)" sh -c "! grep -q 'SUMMARY' F"
+check "-q: nothing on stderr" [ ! -s q.err ]
+check "massif file in M" sh -c "head -1 M | grep -q '^desc: --depth=3 --massif-out-file=M' && grep -q '^cmd: ./slow_app' M"
+check "no massif.out.PID beside it" sh -c "! ls massif.out.* >/dev/null 2>&1"
+if have_valgrind; then
+    valgrind -q --leak-check=full --num-callers=3 ./slow_app >/dev/null 2>q.mc
+    # Memcheck -q prints the records only; ours has the Command: line first.
+    rec() { grep -v 'Command:' "$1" | sed -E 's/^==[0-9]+==//; s/0x[0-9A-F]+/0x/g; s/\(in [^)]*\)/(in PRELOAD)/'; }
+    check "-q records as valgrind -q --num-callers=3" diff <(rec F) <(rec q.mc)
+fi
+
+# What a Valgrind user has typed for years.
+native vg ./slow_app
+"$LP" --leak-check=full --show-leak-kinds=all --log-file=out.txt --num-callers=20 --massif=0 ./slow_app >vg.out 2>vg.err; rc=$?
+same_run vg $rc
+check "valgrind spellings: report in out.txt" grep -q 'definitely lost: 20,480,000 bytes in 5,000 blocks' out.txt
+check "valgrind spellings: preamble" sh -c "head -4 out.txt | grep -q 'leakprof-[0-9.]*, a memory leak checker' && head -4 out.txt | grep -q 'Command: ./slow_app' && head -4 out.txt | grep -q 'Parent PID: $$'"
+"$LP" --error-exitcode=23 --massif=0 --show-reachable=yes ./slow_app >gate.out 2>gate.err; rc=$?
+check "--error-exitcode=23 fires on slow_app" [ "$rc" = 23 ]
+check "gate: same stdout as native" cmp -s q.native.out gate.out
+
+# Command: quoted as Memcheck quotes it (space < > \ escaped, control and
+# non-ASCII bytes as _), and Parent PID: with -v only when on stderr.
+args=(./empty 'a b' '<in>' 'c\d' $'t\tab' 'é' '' '$x' "q'\"")
+native cmd "${args[@]}"
+"$LP" --massif=0 --log-file=cmd.log "${args[@]}" >cmd.out 2>/dev/null; rc=$?
+same_run cmd $rc
+if have_valgrind; then
+    valgrind --log-file=cmd.mc "${args[@]}" >/dev/null 2>&1
+    check "Command: line as Memcheck's" diff <(grep 'Command:' cmd.log | sed 's/^==[0-9]*==//') <(grep 'Command:' cmd.mc | sed 's/^==[0-9]*==//')
+    check "Parent PID: with a log file, as Memcheck" diff <(grep 'Parent PID:' cmd.log | sed 's/^==[0-9]*==//') <(grep 'Parent PID:' cmd.mc | sed 's/^==[0-9]*==//')
+fi
+"$LP" --massif=0 ./empty >pp1.out 2>pp.err; like pp1 empty $?
+check "no Parent PID: on stderr by default" sh -c "grep -q 'Command: ./empty' pp.err && ! grep -q 'Parent PID' pp.err"
+"$LP" --massif=0 -v ./empty >pp2.out 2>pp.err; like pp2 empty $?
+check "-v: Parent PID:" grep -q "^==[0-9]*== Parent PID: $$\$" pp.err
+"$LP" --massif=0 -q ./empty >pp3.out 2>pp.err; like pp3 empty $?
+check "-q on a clean program: silent" [ ! -s pp.err ]
+
+# -s lists the used suppressions: the "rerun with: -s" hint goes.
+"$LP" --massif=0 -s ./slow_app >s.out 2>s.err; like s q $?
+check "-s: no rerun hint" sh -c "grep -q 'ERROR SUMMARY' s.err && ! grep -q 'rerun with: -s' s.err"
+
+# --tool: what a Valgrind user means by it.
+rm -f massif.out.*
+"$LP" --tool=memcheck ./empty >t1.out 2>t.err; like t1 empty $?
+check "--tool=memcheck: report, no massif file" sh -c "grep -q 'HEAP SUMMARY' t.err && ! ls massif.out.* >/dev/null 2>&1"
+"$LP" --tool=massif ./slow_app >t2.out 2>t.err; like t2 q $?
+check "--tool=massif: massif file, no loss records" sh -c "ls massif.out.* >/dev/null 2>&1 && ! grep -q 'loss record' t.err"
+rm -f massif.out.*
+
+# Where a bad option came from: LEAKPROF_OPTIONS warns and runs.
+native env ./empty
+LEAKPROF_OPTIONS=depth=0 "$LP" --massif=0 ./empty >env.out 2>env.err; rc=$?
+same_run env $rc
+check "bad LEAKPROF_OPTIONS: warning names it, program runs" grep -q "bad value 'depth=0' in LEAKPROF_OPTIONS, ignored" env.err
+LEAKPROF_OPTIONS=massif=0:origin=cmdline:depth=0 LD_PRELOAD=$LIB ./empty >env2.out 2>env.err; like env2 empty $?
+check "a launcher option is named as such" grep -q "bad value '--depth=0' on the leakprof command line, ignored" env.err
+
+# --snapshot PID: the signal the process was started with.
+"$LP" --snapshot-signal=SIGUSR2 --massif=snap.%p "$SAMPLES/service" 30 >svc.out 2>svc.err & pid=$!
+for i in $(seq 100); do grep -q ready svc.out 2>/dev/null && break; sleep 0.1; done
+"$LP" --snapshot $pid >snap.out 2>snap.err; rc=$?
+for i in $(seq 100); do [ -f snap.$pid.1 ] && break; sleep 0.1; done
+check "--snapshot: exit 0, says which signal" sh -c "[ $rc = 0 ] && grep -q 'sent SIGUSR2 to process $pid' snap.err"
+check "--snapshot: snap.PID.1 written" [ -f snap.$pid.1 ]
+check "--snapshot: service still running" kill -0 $pid
+kill -TERM $pid; wait $pid; rc=$?
+check "--snapshot: the service exits 0 on SIGTERM, as natively" [ "$rc" = 0 ]
+sleep 30 & sl=$!
+"$LP" --snapshot $sl >/dev/null 2>snap.err; rc=$?
+check "--snapshot refuses an unprofiled process" sh -c "[ $rc = 1 ] && grep -q 'does not run under libleakprof.so' snap.err && kill -0 $sl"
+kill $sl; wait $sl 2>/dev/null
+"$LP" --snapshot abc >/dev/null 2>&1; rc=$?
+check "--snapshot abc: exit 1" [ "$rc" = 1 ]
+
+# --version: one version for both binaries.
+v1=$("$LP" --version | awk '{print $2}'); v2=$("$TOP/$O/leakprint" --version | awk '{print $2}')
+check "same --version ($v1)" sh -c "[ -n '$v1' ] && [ '$v1' = '$v2' ] && [ '$v1' = '$(cat "$TOP/VERSION")' ]"

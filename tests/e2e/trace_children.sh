@@ -1,0 +1,54 @@
+# Valgrind's defaults for a process tree: a forked child is profiled, an
+# exec'd program only with --trace-children=yes (minus the
+# --trace-children-skip patterns); log= without %p is truncated once by
+# the first process and appended to by every later one. samples/fork_exec:
+# the parent leaks 111 bytes, a fork child 222 (plus the parent's 111),
+# an exec'd copy of the program 333.
+. "$(dirname "$0")/_lib.sh"
+LP=$TOP/$O/leakprof
+cp "$SAMPLES/fork_exec" "$WORK/"
+cd "$WORK" || exit 1
+./fork_exec >native.out 2>/dev/null; native_rc=$?
+
+# run NAME OPTIONS...: the tree under the launcher, one shared log NAME.log
+# pre-filled with junk the first process must truncate.
+run() {
+    local n=$1; shift
+    echo "junk from an earlier run" >"$n.log"
+    "$LP" --massif=0 --log-file="$n.log" "$@" ./fork_exec >"$n.out" 2>"$n.err"; rc=$?
+    check "$n: same stdout as native" cmp -s native.out "$n.out"
+    check "$n: same exit status as native" [ "$rc" = "$native_rc" ]
+    check "$n: log truncated by the first process" sh -c "! grep -q junk '$n.log'"
+    check "$n: nothing on stderr" [ ! -s "$n.err" ]
+}
+reports() { grep -c 'HEAP SUMMARY' "$1"; }
+has() { grep -q "definitely lost: $2 bytes in $3 blocks" "$1"; }
+
+run default
+check "default: two reports (parent, fork child)" [ "$(reports default.log)" = 2 ]
+check "default: the parent's 111 bytes" has default.log 111 1
+check "default: the fork child's 333 bytes in 2 blocks" has default.log 333 2
+check "default: the exec'd program not profiled" sh -c "! grep -q 'Command: ./fork_exec execd' default.log"
+
+run yes --trace-children=yes
+check "--trace-children=yes: three reports" [ "$(reports yes.log)" = 3 ]
+check "--trace-children=yes: the exec'd program's 333 bytes in 1 block" has yes.log 333 1
+check "--trace-children=yes: its Command: is the exec'd path and args" grep -q '^==[0-9]*== Command: \./fork_exec execd$' yes.log
+check "--trace-children=yes: every report has a preamble" [ "$(grep -c 'leakprof-[0-9.]*, a memory leak checker' yes.log)" = 3 ]
+
+run skip --trace-children=yes --trace-children-skip='/nowhere/*,*/fork_e?ec'
+check "--trace-children-skip: the first process is never skipped" has skip.log 111 1
+check "--trace-children-skip: the exec'd match is skipped" sh -c "[ \$(grep -c 'HEAP SUMMARY' skip.log) = 2 ] && ! grep -q 'execd' skip.log"
+run noskip --trace-children=yes --trace-children-skip='*/other'
+check "--trace-children-skip: a pattern that does not match skips nothing" [ "$(reports noskip.log)" = 3 ]
+
+if have_valgrind; then
+    # The same tree under Valgrind: the same leaks per process.
+    for mode in no yes; do
+        rm -f vg.* lp.*
+        valgrind --trace-children=$mode --log-file=vg.%p ./fork_exec >/dev/null 2>&1
+        "$LP" --massif=0 --trace-children=$mode --log-file=lp.%p ./fork_exec >/dev/null 2>&1
+        leaks() { cat "$@" | grep 'definitely lost:' | sed -E 's/^==[0-9]+==//' | sort; }
+        check "trace-children=$mode: same leaks per process as Valgrind" diff <(leaks lp.*) <(leaks vg.*)
+    done
+fi
