@@ -42,6 +42,7 @@ static struct {
     struct lp_sym *sym;
     struct lp_supp *supp;
     bool supp_loaded;
+    int preamble_pid; /* the process that printed its preamble */
     bool log_opened; /* the log file was truncated once by this process */
     int log_pid;
     char self_obj[4096];
@@ -111,8 +112,40 @@ const char *lp_leakcheck_self_obj(void)
     return lc.self_obj[0] ? lc.self_obj : NULL;
 }
 
+/* Memcheck's preamble options for this process. */
+static void preamble_opts(struct lp_leak_opts *o)
+{
+    o->command = lp_command_args(&o->command_len);
+    if (lp_config.verbosity > 0 || lp_config.log[0])
+        o->parent_pid = lp_command_parent_pid();
+    o->quiet = lp_config.quiet;
+}
+
+/* The preamble goes before the first thing this process writes. */
+static void write_preamble_once(void)
+{
+    struct lp_leak_opts o;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem;
+
+    if (lc.preamble_pid == getpid())
+        return;
+    lc.preamble_pid = getpid();
+    memset(&o, 0, sizeof(o));
+    preamble_opts(&o);
+    mem = open_memstream(&buf, &len);
+    if (!mem)
+        return;
+    lp_leaks_print_preamble(mem, getpid(), &o);
+    fclose(mem);
+    emit(buf, len, lp_config.log, false);
+    free(buf);
+}
+
 void lp_leakcheck_write_locked(const char *buf, size_t len)
 {
+    write_preamble_once();
     emit(buf, len, lp_config.log, false);
 }
 
@@ -483,11 +516,11 @@ unsigned lp_leakcheck_run(bool live)
     o.depth = lp_config.depth;
     o.live = live;
     /* Memcheck's preamble: Command: always, Parent PID: with -v or when
-     * the report goes to a file; -q keeps only the loss records. */
-    o.command = lp_command_args(&o.command_len);
-    if (lp_config.verbosity > 0 || lp_config.log[0])
-        o.parent_pid = lp_command_parent_pid();
-    o.quiet = lp_config.quiet;
+     * the report goes to a file; -q keeps only the loss records. Not again
+     * when a heap error already printed it. */
+    preamble_opts(&o);
+    if (lc.preamble_pid == getpid())
+        o.command = NULL;
     set.pid = getpid();
     if (!live)
         lp_heap_errors_count(&set.other_errors, &set.other_contexts);

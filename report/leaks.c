@@ -427,6 +427,15 @@ static void print_preamble(struct writer *w, const struct lp_leak_opts *o)
     line(w, "%s", "");
 }
 
+int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o)
+{
+    struct writer w = { .f = out, .pid = pid, .err = 0 };
+
+    if (o->command != NULL && o->command_len > 0 && !o->quiet)
+        print_preamble(&w, o);
+    return w.err;
+}
+
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts)
 {

@@ -164,6 +164,11 @@ unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
  * set->old next time. */
 void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
 
+/* Only the preamble (our tool line, Command:, Parent PID:), for a process
+ * whose first output is not the leak report (a heap error): it is printed
+ * once, before anything else, as Memcheck prints its own at start. */
+int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o);
+
 /*
  * Write HEAP SUMMARY, loss records and LEAK SUMMARY, plus the trailer
  * (rerun hints and ERROR SUMMARY), each line prefixed "==PID== ".

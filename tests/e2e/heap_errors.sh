@@ -18,7 +18,8 @@ he_normalise() {
 }
 
 one_case() { # prog case [leakprof options] [valgrind options]
-    local prog=$1 c=$2 lopt=${3:+:$3} vopt=$4 rc
+    # Memcheck keeps freed-at stacks by default; we do on request.
+    local prog=$1 c=$2 lopt=:${3:-keep_stacktraces=alloc-and-free} vopt=$4 rc
     (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/lp.$c.txt$lopt" LD_PRELOAD="$LIB" \
         "$SAMPLES/$prog" "$c" >"$WORK/lp.$c.out" 2>"$WORK/lp.$c.err"); rc=$?
     check "$prog $c$lopt: exits 0 under leakprof" [ "$rc" = 0 ]
