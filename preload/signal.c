@@ -67,7 +67,7 @@ static void dump(void)
     unsigned n = ++sig.seq;
 
     (void)lp_snapshot_dump(n);
-    lp_leakcheck_run(true);
+    lp_leakcheck_live(n);
 }
 
 /* Wait for a wake-up; false when the pipe is gone (then poll). */
