@@ -37,7 +37,10 @@ drive() {
     exec 3> in
     wait_for "grep -q '^ready\$' out.$mode"
     kill -USR1 $pid
-    [ "$mode" = lib ] && wait_for "[ -f massif.out.$pid.1 ]"
+    # The live report's scan runs after the file is written: let it finish
+    # before growing, so report 2's (+N) holds the whole growth.
+    [ "$mode" = lib ] && wait_for "[ -f massif.out.$pid.1 ]" &&
+        wait_for "grep -q 'LEAK SUMMARY' err.lib"
     echo grow >&3
     wait_for "grep -q '^grown 1\$' out.$mode"
     kill -USR1 $pid
