@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/command.h"
@@ -490,8 +491,52 @@ static void list_used(FILE *f, const struct lp_leak_set *set,
             set->pid, e, c, s, s);
 }
 
+/* Milliseconds since the process started: now (CLOCK_BOOTTIME) minus
+ * /proc/self/stat's starttime (field 22, clock ticks since boot). 0 when
+ * /proc cannot say. */
+static uint64_t ms_since_start(void)
+{
+    char buf[1024], *p;
+    unsigned long long ticks;
+    struct timespec now;
+    long hz = sysconf(_SC_CLK_TCK);
+    ssize_t n;
+    int fd, field;
+    uint64_t start_ms, now_ms;
+
+    fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+        return 0;
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* the command name may hold spaces */
+    for (field = 2; p != NULL && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (p == NULL || sscanf(p + 1, "%llu", &ticks) != 1)
+        return 0;
+    start_ms = ticks * 1000u / (unsigned long long)hz;
+    now_ms = (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+    return now_ms > start_ms ? now_ms - start_ms : 0;
+}
+
+static unsigned run_check(bool live, unsigned seq);
+
 unsigned lp_leakcheck_run(bool live)
 {
+    return run_check(live, 0);
+}
+
+unsigned lp_leakcheck_live(unsigned seq)
+{
+    return run_check(true, seq);
+}
+
+static unsigned run_check(bool live, unsigned seq)
+{
+    char massif[LP_CONFIG_PATH_MAX + 32];
     struct lp_scan sc;
     struct lp_leak_set set;
     struct lp_leak_opts o;
@@ -524,6 +569,18 @@ unsigned lp_leakcheck_run(bool live)
     set.pid = getpid();
     if (!live)
         lp_heap_errors_count(&set.other_errors, &set.other_contexts);
+    if (live && seq > 0) {
+        /* The header names the file lp_snapshot_dump(seq) wrote. */
+        o.live_seq = seq;
+        o.live_signo = lp_config.snapshot_signal;
+        o.live_ms = ms_since_start();
+        if (lp_config.massif[0] &&
+            lp_config_expand(lp_config.massif, set.pid, massif,
+                             sizeof(massif) - 16) == 0) {
+            snprintf(massif + strlen(massif), 16, ".%u", seq);
+            o.live_massif = massif;
+        }
+    }
 
     lp_track_totals(&t);
     set.allocs = t.allocs;

@@ -27,6 +27,11 @@ unsigned lp_leakcheck_run(bool live);
  * nothing for an exec'd child, a %p name or stderr. */
 void lp_leakcheck_log_begin(void);
 
+/* The live report of the seq-th snapshot signal (seq >= 1), whose heap
+ * profile is massif.out.PID.seq: lp_leakcheck_run(true) with a header
+ * line naming the signal, the time since start and that file. */
+unsigned lp_leakcheck_live(unsigned seq);
+
 /* The process's one symbolizer (reading debug info is the slow part of
  * every report), created on first use and refreshed for new modules.
  * get locks it for the caller (it is not thread-safe); put unlocks. Not

@@ -117,7 +117,7 @@ static void dump(void)
                 lp_signal_name(lp_config.snapshot_signal, name, sizeof(name)));
     }
     (void)lp_snapshot_dump(n);
-    lp_leakcheck_run(true);
+    lp_leakcheck_live(n);
 }
 
 /* Wait for a wake-up; false when the pipe is gone (then poll). */

@@ -16,10 +16,13 @@
  */
 #include "report/leaks.h"
 
+#include "report/signame.h"
+
 #include "report/suppress.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,14 +369,14 @@ static void print_summary(struct writer *w, const struct lp_leak_set *set,
     unsuppressed = 0;
     for (i = 0; i < LP_KIND_COUNT; i++)
         unsuppressed += t.blocks[i];
+    /* Live reports too: Memcheck's monitor wording here would point at
+     * vgdb's leak_check command, which leakprof has no equivalent of. */
     if (!full_mode(o) && unsuppressed > 0)
-        line(w, "%s", o->live ? "To see details of leaked memory, give 'full' arg to leak_check"
-                              : "Rerun with --leak-check=full to see details of leaked memory");
+        line(w, "Rerun with --leak-check=full to see details of leaked memory");
     if (full_mode(o) && t.blocks[LP_KIND_REACHABLE] > 0 &&
         (o->show_kinds & LP_KIND_BIT(LP_KIND_REACHABLE)) == 0) {
         line(w, "Reachable blocks (those to which a pointer was found) are not shown.");
-        line(w, "%s", o->live ? "To see them, add 'reachable any' args to leak_check"
-                              : "To see them, rerun with: --leak-check=full --show-leak-kinds=all");
+        line(w, "To see them, rerun with: --leak-check=full --show-leak-kinds=all");
     }
     line(w, "%s", "");
 }
@@ -436,6 +439,19 @@ int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o)
     return w.err;
 }
 
+/* The live report's first line: which signal, when, which .N file. */
+static void live_header(struct writer *w, const struct lp_leak_opts *o)
+{
+    char sig[32];
+
+    lp_signal_name(o->live_signo, sig, sizeof(sig));
+    line(w, "Live leak check %u on %s, %" PRIu64 ".%02u s after start; %s%s",
+         o->live_seq, sig, o->live_ms / 1000,
+         (unsigned)(o->live_ms % 1000 / 10),
+         o->live_massif ? "heap profile " : "no heap profile",
+         o->live_massif ? o->live_massif : "");
+}
+
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts)
 {
@@ -453,6 +469,8 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     if (preamble && !o.quiet)
         print_preamble(&w, &o);
     w.mute = o.quiet && !o.live;
+    if (o.live && o.live_seq > 0)
+        live_header(&w, &o);
     if (!o.live) {
         line(&w, "%s", "");
         line(&w, "HEAP SUMMARY:");

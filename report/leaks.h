@@ -115,6 +115,13 @@ struct lp_leak_opts {
     size_t command_len;
     int parent_pid;          /* > 0: a "Parent PID: N" line */
     bool quiet;              /* Memcheck's -q: loss records only */
+    /* Live only: the header line (lp_leaks_print); live_seq 0 prints
+     * none. The dumper fills these in for each snapshot signal. */
+    unsigned live_seq;       /* N: the Nth snapshot signal, massif.out.PID.N */
+    int live_signo;          /* the snapshot signal, 0 if unknown */
+    uint64_t live_ms;        /* milliseconds since the process started */
+    const char *live_massif; /* the heap profile written on this signal,
+                                NULL when none is written (massif=0) */
 };
 
 /* Memcheck's defaults (full, definite+possible shown and errors, depth
@@ -197,9 +204,15 @@ int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o);
  * the Command: line (so a log still says whose leaks they are), and the
  * ERROR SUMMARY line only with list_suppressions; nothing at all when no
  * record is shown.
- * Live mode: no preamble, no HEAP SUMMARY and no trailer, the monitor's hint wording,
- * records chosen by live_delta, numbers followed by " (+N)"/" (-N)"
- * except in LP_DELTA_ANY. leak_check=no is treated as summary there.
+ * Live mode: when live_seq > 0 it starts with one header line instead,
+ *   "Live leak check N on SIGUSR1, 12.34 s after start; heap profile
+ *   massif.out.PID.N" (or "; no heap profile"); no HEAP SUMMARY and no
+ * trailer; records chosen by live_delta, numbers followed by " (+N)"/
+ * " (-N)" except in LP_DELTA_ANY, as Memcheck's monitor command
+ * `leak_check` prints them; but the hints under LEAK SUMMARY are the
+ * exit-time report's ("Rerun with --leak-check=full ..."), leakprof's
+ * own options, never the vgdb monitor command's arguments, which mean
+ * nothing here. leak_check=no is treated as summary there.
  * opts == NULL means Memcheck's defaults (full, definite+possible).
  * Not thread-safe with respect to sym (see symbolize.h).
  */

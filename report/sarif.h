@@ -12,25 +12,36 @@
  *   leak/reachable (warning)
  * and one result per loss record that is not suppressed and whose kind is
  * in opts->error_kinds (none with leak_check=no), in Memcheck's record
- * order:
+ * order. Frames of our own library (opts->self_obj, by path or real path,
+ * or any libleakprof.so* object: the malloc / operator new hooks) appear
+ * nowhere; the first one's function name becomes properties.allocator.
  *   level      "error" for definitely lost, "warning" otherwise
  *   message    Memcheck's header without the record number:
  *              "20,480,000 bytes in 5,000 blocks are definitely lost"
  *   locations  the first frame in the program's own sources: a frame with
- *              file and line whose object is not under /usr/ or /lib
- *              (and is not opts->self_obj) and whose file is not under
- *              /usr/; without one, the first frame with a file and line;
- *              without that, a logical location (function name) only
+ *              file and line whose object is not under /usr/ or /lib and
+ *              not libc, libstdc++, libgcc_s or the loader (allocation
+ *              wrappers such as strdup), and whose file is not under
+ *              /usr/; without one, the first frame with a line outside
+ *              those libraries; then the first frame with a line; then a
+ *              logical location (function name) only
  *   codeFlows  the whole stack, innermost first, as one threadFlow
  *   stacks     the same stack as SARIF stack frames (module, address)
- *   partialFingerprints.leakStack/v1  hash of kind + function names, so
- *              results stay the same result across runs (no addresses)
+ *   partialFingerprints
+ *              leakStack/v2: hash of the kind and each frame's function,
+ *              file base name and line (no addresses, so the same leak
+ *              keeps its print across runs; two leaks in one function
+ *              differ); leakSite/v1: the location's "uri:line"
  *   properties bytes, directBytes, indirectBytes, blocks, lossRecord,
- *              lossRecords
- * File URIs: an absolute source path under srcroot is made relative to it
- * with uriBaseId "SRCROOT"; a bare file name (what the symbolizer gives
- * today) is taken as relative to SRCROOT; other absolute paths become
- * file:// URIs. srcroot may be NULL (then no uriBaseId is used).
+ *              lossRecords, allocator
+ * File URIs: a frame's source is its DWARF path (lp_sym_frame.path, made
+ * absolute against its comp_dir, "." and ".." resolved), else its file
+ * name. %SRCROOT% is srcroot when given, else the comp_dir that most
+ * results' locations were compiled in (the top of the checkout for a
+ * build run there), given as run.originalUriBaseIds; a path under it is
+ * written relative to it with uriBaseId "SRCROOT" (src/util/list.c);
+ * other absolute paths become file:// URIs; a bare file name (frames
+ * without a path) is taken as relative to SRCROOT when there is one.
  */
 #include <stdio.h>
 

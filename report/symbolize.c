@@ -9,7 +9,8 @@
  *   - the function of the out-of-line code is the ELF symbol (as Valgrind
  *     reads .symtab/.dynsym), demangled; DWARF only fills in when there is
  *     no symbol at all;
- *   - the line is the line table's row for the address, file as a base name;
+ *   - the line is the line table's row for the address, file as a base name
+ *     (the full path and the CU's comp_dir ride along for SARIF);
  *   - when the address lies in DW_TAG_inlined_subroutine scopes, the
  *     innermost inlined function gets the address's line, and each caller
  *     in turn gets the DW_AT_call_file:DW_AT_call_line of the scope it
@@ -293,12 +294,18 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
         /* ...and was called from the next level out, at call_file:line. */
         *next = *cur;
         next->fn = next->mangled = NULL;
-        next->file = NULL;
+        next->file = next->path = next->comp_dir = NULL;
         next->line = 0;
         next->inlined = true;
         if (dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &attr), &call_file) == 0 &&
-            files != NULL && call_file < nfiles)
-            next->file = intern(sym, base_name(dwarf_filesrc(files, call_file, NULL, NULL)));
+            files != NULL && call_file < nfiles) {
+            const char *src = dwarf_filesrc(files, call_file, NULL, NULL);
+
+            next->file = intern(sym, base_name(src));
+            next->path = intern(sym, src);
+            next->comp_dir = intern(sym, dwarf_formstring(
+                                             dwarf_attr(cudie, DW_AT_comp_dir, &attr)));
+        }
         if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &call_line) == 0)
             next->line = (int)call_line;
         if (next->file == NULL)
@@ -435,6 +442,8 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 
         if (src != NULL && lineno > 0) {
             out->file = intern(sym, base_name(src));
+            out->path = intern(sym, src);
+            out->comp_dir = intern(sym, dwfl_line_comp_dir(line));
             out->line = lineno;
         }
     }

@@ -34,6 +34,16 @@ struct lp_sym_frame {
     bool inlined;        /* not the first frame of its address: a caller
                             of inlined code (the last such frame is the
                             out-of-line function itself) */
+    /* For writers that must locate the source (SARIF); the text report
+     * prints file, the base name, as Memcheck does. */
+    const char *path;     /* the source file as libdw gives it from the
+                             line table: the DWARF name joined with its
+                             include directory and DW_AT_comp_dir (so
+                             usually absolute, possibly with "..");
+                             NULL whenever file is NULL */
+    const char *comp_dir; /* DW_AT_comp_dir of the file's compilation
+                             unit (the compiler's working directory),
+                             NULL when unknown */
 };
 
 /* Memcheck's name for the frames below main (--show-below-main=no). */

@@ -34,6 +34,33 @@ long lp_default_snapshot(const struct lp_massif *m)
     return n ? (long)n - 1 : -1;
 }
 
+long lp_diff_pick(const struct lp_massif *m, const char *name, long want,
+                  char *err, size_t errlen)
+{
+    size_t n = lp_massif_count(m);
+
+    if (want == LP_DIFF_PEAK) {
+        if (lp_massif_peak_index(m) >= 0)
+            return lp_massif_peak_index(m);
+        snprintf(err, errlen, "%s: no peak snapshot", name);
+        return -1;
+    }
+    if (want == LP_DIFF_LAST) {
+        for (size_t i = n; i-- > 0;)
+            if (lp_massif_snap_tree(m, i) != NULL)
+                return (long)i;
+        if (n > 0)
+            return (long)n - 1;
+        snprintf(err, errlen, "%s: no snapshots", name);
+        return -1;
+    }
+    if (want < 0 || (size_t)want >= n) {
+        snprintf(err, errlen, "%s: no snapshot %ld", name, want);
+        return -1;
+    }
+    return want;
+}
+
 struct site {
     char *key;
     uint64_t before, after;
@@ -163,13 +190,28 @@ static void put_growth(FILE *out, uint64_t before, uint64_t after)
         put_num(out, 16, before - after, -1);
 }
 
+/* "before: 'F' snapshot 7 (the last snapshot; peak is 3), time 120 B" */
 static void describe(FILE *out, const char *what, const struct lp_massif *m,
-                     const char *name, size_t i)
+                     const char *name, size_t i, long want)
 {
-    fprintf(out, "%s '%s' snapshot %zu%s, time %" PRId64 " %s%s\n", what,
-            name, i,
-            lp_massif_peak_index(m) == (long)i ? " (peak)" : "",
-            lp_massif_snap_time(m, i), lp_massif_time_unit(m),
+    long peak = lp_massif_peak_index(m);
+    const char *why;
+
+    if (want == LP_DIFF_PEAK)
+        why = "peak";
+    else if (want >= 0)
+        why = peak == (long)i ? "as asked; peak" : "as asked";
+    else if (i + 1 == lp_massif_count(m))
+        why = "the last snapshot";
+    else
+        why = "the last detailed snapshot";
+    fprintf(out, "%s '%s' snapshot %zu (%s", what, name, i, why);
+    if (want == LP_DIFF_LAST && peak == (long)i)
+        fputs(", peak", out);
+    else if (peak >= 0 && peak != (long)i)
+        fprintf(out, "; peak is snapshot %ld", peak);
+    fprintf(out, "), time %" PRId64 " %s%s\n", lp_massif_snap_time(m, i),
+            lp_massif_time_unit(m),
             lp_massif_snap_tree(m, i) ? ""
                                       : " (no heap tree: sites count as 0)");
 }
@@ -188,20 +230,15 @@ int lp_diff_print(FILE *out, const struct lp_massif *a, const char *an,
 {
     struct sites s = { 0 };
     size_t w = 0, unchanged = 0;
+    long wa = sa, wb = sb;
     int rc = 0;
 
+    sa = lp_diff_pick(a, an, wa, err, errlen);
     if (sa < 0)
-        sa = lp_default_snapshot(a);
+        return -EINVAL;
+    sb = lp_diff_pick(b, bn, wb, err, errlen);
     if (sb < 0)
-        sb = lp_default_snapshot(b);
-    if (sa < 0 || (size_t)sa >= lp_massif_count(a)) {
-        snprintf(err, errlen, "%s: no snapshot %ld", an, sa);
         return -EINVAL;
-    }
-    if (sb < 0 || (size_t)sb >= lp_massif_count(b)) {
-        snprintf(err, errlen, "%s: no snapshot %ld", bn, sb);
-        return -EINVAL;
-    }
     s.path = calloc(LP_MASSIF_MAX_DEPTH + 2, sizeof(*s.path));
     if (s.path == NULL)
         goto oom;
@@ -230,8 +267,8 @@ int lp_diff_print(FILE *out, const struct lp_massif *a, const char *an,
         qsort(s.v, s.n, sizeof(*s.v), cmp_growth);
 
     fputs("leakprint diff: heap growth per allocation site\n", out);
-    describe(out, "before:", a, an, (size_t)sa);
-    describe(out, "after: ", b, bn, (size_t)sb);
+    describe(out, "before:", a, an, (size_t)sa, wa);
+    describe(out, "after: ", b, bn, (size_t)sb, wb);
     fprintf(out, "%s\n%16s %16s %16s  %s\n%s\n", DASHES80, "growth(B)",
             "before(B)", "after(B)", "allocation site (innermost first)",
             DASHES80);

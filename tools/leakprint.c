@@ -36,12 +36,15 @@ static const char usage_text[] =
     "    --x=<4..1000>         graph width, in columns [72]\n"
     "    --y=<4..1000>         graph height, in rows [20]\n"
     "    --diff                growth per allocation site from A to B; A and\n"
-    "                          B are files, or FILE:N for snapshot N of FILE\n"
-    "                          [the peak, else the last detailed snapshot,\n"
-    "                          else the last one]\n"
+    "                          B are files, or FILE:N, FILE:last, FILE:peak\n"
+    "                          for one snapshot of FILE [last: the last\n"
+    "                          snapshot with a heap tree, which in a\n"
+    "                          massif.out.PID.N is the moment of the signal]\n"
     "    --flamegraph=<fmt>    folded: collapsed stacks for flamegraph.pl,\n"
     "                          inferno or speedscope; svg: a flame graph\n"
-    "    --snapshot=<n>        snapshot for --flamegraph [the default above]\n"
+    "    --snapshot=<n|last|peak>  the snapshot for --flamegraph [the peak,\n"
+    "                          else the last detailed one], or for both\n"
+    "                          files of --diff when not named as FILE:N\n"
     "    --check               validate files against massif's strict grammar\n"
     "                          (what massif writes and massif-visualizer\n"
     "                          reads); prints 'FILE: ok' or the first error\n";
@@ -96,18 +99,34 @@ static int finish(int rc)
     return rc;
 }
 
-/* "FILE:N" names snapshot N of FILE, unless FILE:N is itself a file. */
+/* A snapshot choice: N, "last" or "peak" (LP_DIFF_* of tools/diff.h). */
+static bool parse_snap(const char *s, long *out)
+{
+    unsigned long long v;
+
+    if (!strcmp(s, "last"))
+        *out = LP_DIFF_LAST;
+    else if (!strcmp(s, "peak"))
+        *out = LP_DIFF_PEAK;
+    else if (parse_uint(s, 1000000000ULL, &v))
+        *out = (long)v;
+    else
+        return false;
+    return true;
+}
+
+/* "FILE:N" (or FILE:last, FILE:peak) names one snapshot of FILE, unless
+ * FILE:N is itself a file; otherwise *snap stays as given. */
 static int split_spec(const char *arg, char **path, long *snap)
 {
     const char *colon = strrchr(arg, ':');
-    unsigned long long v;
+    long v;
     FILE *f;
 
-    *snap = -1;
     *path = strdup(arg);
     if (*path == NULL)
         return -ENOMEM;
-    if (colon == NULL || !parse_uint(colon + 1, 1000000000ULL, &v))
+    if (colon == NULL || !parse_snap(colon + 1, &v))
         return 0;
     f = fopen(arg, "r");
     if (f != NULL) {
@@ -115,15 +134,15 @@ static int split_spec(const char *arg, char **path, long *snap)
         return 0;
     }
     (*path)[colon - arg] = '\0';
-    *snap = (long)v;
+    *snap = v;
     return 0;
 }
 
-static int run_diff(const char *a, const char *b)
+static int run_diff(const char *a, const char *b, long snap)
 {
     struct lp_massif *ma = NULL, *mb = NULL;
     char *pa = NULL, *pb = NULL, err[256];
-    long sa, sb;
+    long sa = snap, sb = snap;
     int rc = 1;
 
     if (split_spec(a, &pa, &sa) || split_spec(b, &pb, &sb)) {
@@ -175,17 +194,23 @@ static int run_check(int argc, char **argv)
     return finish(bad);
 }
 
-static int run_flame(const char *path, const char *fmt, long snap)
+static int run_flame(const char *path, const char *fmt, long snap,
+                     bool snap_given)
 {
     struct lp_massif *m = load(path);
     char err[256];
-    int rc;
+    int rc = 0;
 
     if (m == NULL)
         return 1;
-    if (strcmp(fmt, "svg") == 0)
+    /* --snapshot=last|peak are resolved here; a number, or no
+     * --snapshot at all (-1: flame.c's default), go to flame.c as is. */
+    if (snap_given && snap < 0 &&
+        (snap = lp_diff_pick(m, path, snap, err, sizeof(err))) < 0)
+        rc = -EINVAL;
+    if (rc == 0 && strcmp(fmt, "svg") == 0)
         rc = lp_flame_svg(stdout, m, path, snap, err, sizeof(err));
-    else
+    else if (rc == 0)
         rc = lp_flame_folded(stdout, m, path, snap, err, sizeof(err));
     if (rc)
         fprintf(stderr, "leakprint: %s\n", err);
@@ -204,7 +229,7 @@ int main(int argc, char **argv)
     };
     const char *files[2] = { NULL, NULL }, *flame = NULL;
     int nfiles = 0, rc;
-    bool diff = false, check = false;
+    bool diff = false, check = false, snap_given = false;
     long snap = -1;
     struct lp_massif *m;
     char err[512];
@@ -243,9 +268,10 @@ int main(int argc, char **argv)
             if (strcmp(flame, "folded") && strcmp(flame, "svg"))
                 return usage("--flamegraph wants 'folded' or 'svg'");
         } else if (!strncmp(a, "--snapshot=", 11)) {
-            if (!parse_uint(a + 11, 1000000000ULL, &v))
-                return usage("--snapshot wants a snapshot index");
-            snap = (long)v;
+            if (!parse_snap(a + 11, &snap))
+                return usage("--snapshot wants a snapshot index, 'last' "
+                             "or 'peak'");
+            snap_given = true;
         } else {
             fprintf(stderr, "leakprint: unknown option '%s'\n", a);
             return usage(NULL);
@@ -253,21 +279,22 @@ int main(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 20);
     if (check) {
-        if (nfiles == 0 || diff || flame != NULL || snap >= 0)
+        if (nfiles == 0 || diff || flame != NULL || snap_given)
             return usage("--check wants files and no other mode");
         return run_check(argc, argv);
     }
     if (diff) {
         if (nfiles != 2 || flame != NULL)
             return usage("--diff wants exactly two files or snapshots");
-        return run_diff(files[0], files[1]);
+        return run_diff(files[0], files[1],
+                        snap_given ? snap : LP_DIFF_LAST);
     }
     if (nfiles == 0)
         return usage("no massif-out-file given");
     if (flame != NULL)
-        return run_flame(files[0], flame, snap);
-    if (snap >= 0)
-        return usage("--snapshot only goes with --flamegraph");
+        return run_flame(files[0], flame, snap, snap_given);
+    if (snap_given)
+        return usage("--snapshot only goes with --flamegraph or --diff");
 
     /* Like ms_print, extra file names are ignored; the first is used. */
     m = load(files[0]);

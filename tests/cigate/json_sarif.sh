@@ -103,6 +103,6 @@ steps = [s["location"]["logicalLocations"][0]["fullyQualifiedName"]
          for s in one["codeFlows"][0]["threadFlows"][0]["locations"]]
 frames = [f["location"]["logicalLocations"][0]["fullyQualifiedName"] for f in one["stacks"][0]["frames"]]
 check("codeFlow and stack carry the whole stack", steps == frames == ["my_alloc", "leak_fn", "main"])
-check("fingerprints differ per stack", len({r["partialFingerprints"]["leakStack/v1"] for r in res}) == 3)
+check("fingerprints differ per stack", len({r["partialFingerprints"]["leakStack/v2"] for r in res}) == 3)
 sys.exit(0 if ok else 1)
 PY

@@ -22,6 +22,7 @@
 #include <libunwind.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 
 #include "report/leaks.h"
@@ -300,6 +301,13 @@ static char *expected(const char *name, const struct lp_leak_set *set, bool live
             k++;
             continue;
         }
+        /* Memcheck's monitor-command hints name vgdb's leak_check
+         * arguments; leakprof's live report gives its own options, the
+         * exit-time wording (see leaks.h). */
+        if (live && strcmp(msg, "To see details of leaked memory, give 'full' arg to leak_check") == 0)
+            msg = "Rerun with --leak-check=full to see details of leaked memory";
+        else if (live && strcmp(msg, "To see them, add 'reachable any' args to leak_check") == 0)
+            msg = "To see them, rerun with: --leak-check=full --show-leak-kinds=all";
         addf(&t, "==%d== %s\n", set->pid, msg);
     }
     free(src);
@@ -628,6 +636,59 @@ static void test_leaks_live_summary_and_any_modes(void **state)
     check_against("live2.2-full-reachable-any.txt", &set, &o);
 }
 
+/* The header a snapshot signal's report starts with; none without seq. */
+static void test_leaks_live_header_names_signal_and_file(void **state)
+{
+    struct lp_loss_record recs[1];
+    struct lp_leak_set set;
+    struct lp_leak_opts o = full_opts();
+    char *got, *nl;
+
+    (void)state;
+    memset(&set, 0, sizeof(set));
+    recs[0] = rec(LP_KIND_DEFINITE, cap_leak[0], 100, 1);
+    set.pid = 4242;
+    set.recs = recs;
+    set.nrecs = 1;
+    set.in_use_blocks = 1;
+    o.live = true;
+    o.live_seq = 3;
+    o.live_signo = SIGUSR2;
+    o.live_ms = 61234;
+    o.live_massif = "massif.out.4242.3";
+    got = print_to_string(&set, &o);
+    nl = strchr(got, '\n');
+    assert_non_null(nl);
+    *nl = '\0';
+    assert_string_equal(got, "==4242== Live leak check 3 on SIGUSR2, 61.23 s after "
+                             "start; heap profile massif.out.4242.3");
+    /* The records follow, as without the header. */
+    assert_non_null(strstr(nl + 1, "==4242== 100 (+100) bytes in 1 (+1) blocks are "
+                                   "definitely lost in loss record 1 of 1\n"));
+    assert_null(strstr(nl + 1, "leak_check"));
+    free(got);
+
+    o.live_seq = 1;
+    o.live_signo = SIGRTMIN + 3;
+    o.live_ms = 5;
+    o.live_massif = NULL;
+    got = print_to_string(&set, &o);
+    assert_true(strncmp(got, "==4242== Live leak check 1 on SIGRTMIN+3, 0.00 s after "
+                             "start; no heap profile\n", 78) == 0);
+    free(got);
+
+    /* No header at exit, nor in a live report without a signal number. */
+    o.live_seq = 0;
+    got = print_to_string(&set, &o);
+    assert_null(strstr(got, "Live leak check"));
+    free(got);
+    o.live = false;
+    o.live_seq = 2;
+    got = print_to_string(&set, &o);
+    assert_null(strstr(got, "Live leak check"));
+    free(got);
+}
+
 /* ---- tests: pieces ---------------------------------------------------- */
 
 static void test_leaks_commify_groups_thousands(void **state)
@@ -831,6 +892,7 @@ int main(void)
         cmocka_unit_test(test_leaks_live_increased_matches_monitor_command),
         cmocka_unit_test(test_leaks_live_deltas_on_every_number),
         cmocka_unit_test(test_leaks_live_summary_and_any_modes),
+        cmocka_unit_test(test_leaks_live_header_names_signal_and_file),
         cmocka_unit_test(test_leaks_commify_groups_thousands),
         cmocka_unit_test(test_leaks_sort_uses_total_then_kind_blocks_stack),
         cmocka_unit_test(test_leaks_frames_stop_at_main_or_below_main),

@@ -46,23 +46,23 @@ static int fake_frames(void *ctx, const struct lp_loss_record *r,
 }
 
 static const struct lp_sym_frame st_lib[] = {
-    { 0x1000, "malloc", "malloc", NULL, 0, SELF, false },
+    { 0x1000, "malloc", "malloc", NULL, 0, SELF, false, NULL, NULL },
     { 0x2000, "g_malloc", "g_malloc", "gmem.c", 130,
-      "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", false },
+      "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", false, NULL, NULL },
     { 0x3000, "Parser::load(char const*)", "_ZN6Parser4loadEPKc",
-      "/home/u/proj/src/my dir/parse#1.cc", 42, APP, false },
-    { 0x4000, "main", "main", "main.cc", 7, APP, false },
+      "/home/u/proj/src/my dir/parse#1.cc", 42, APP, false, NULL, NULL },
+    { 0x4000, "main", "main", "main.cc", 7, APP, false, NULL, NULL },
 };
 static const struct lp_sym_frame st_self_only[] = {
-    { 0x1000, "malloc", "malloc", "hooks.c", 50, SELF, false },
+    { 0x1000, "malloc", "malloc", "hooks.c", 50, SELF, false, NULL, NULL },
     { 0x5000, "strdup", "strdup", "strdup.c", 40,
-      "/usr/lib/x86_64-linux-gnu/libc.so.6", false },
-    { 0x6000, NULL, NULL, NULL, 0, NULL, false },
+      "/usr/lib/x86_64-linux-gnu/libc.so.6", false, NULL, NULL },
+    { 0x6000, NULL, NULL, NULL, 0, NULL, false, NULL, NULL },
 };
 static const struct lp_sym_frame st_abs_other[] = {
-    { 0x1000, "malloc", "malloc", NULL, 0, SELF, false },
+    { 0x1000, "malloc", "malloc", NULL, 0, SELF, false, NULL, NULL },
     { 0x7000, "helper", "helper", "/srv/other/h.c", 9, "/srv/other/libh.so",
-      false },
+      false, NULL, NULL },
 };
 
 static char *render(struct lp_leak_set *set, const struct lp_leak_opts *o,
@@ -222,14 +222,167 @@ static void test_fingerprint_ignores_addresses(void **state)
     a = render(&set, &opts, NULL, &fk);
     fk.bias = 0x7f0000000000;
     b = render(&set, &opts, NULL, &fk);
-    pa = strstr(a, "leakStack/v1");
-    pb = strstr(b, "leakStack/v1");
+    pa = strstr(a, "leakStack/v2");
+    pb = strstr(b, "leakStack/v2");
     assert_non_null(pa);
     assert_non_null(pb);
     assert_memory_equal(pa, pb, 35);
     /* Different stacks get different prints. */
-    assert_memory_not_equal(pa, strstr(pa + 1, "leakStack/v1"), 35);
+    assert_memory_not_equal(pa, strstr(pa + 1, "leakStack/v2"), 35);
     assert_string_not_equal(a, b);
+    free(a);
+    free(b);
+}
+
+/* Our hook never shows: not as the location, not in a flow or stack;
+ * its name becomes the "allocator" property. */
+static void test_no_frames_of_ours(void **state)
+{
+    struct lp_leak_set set;
+    struct lp_loss_record r[5];
+    struct fake fk;
+    struct lp_leak_opts o = opts;
+    char *doc;
+
+    (void)state;
+    setup(&set, r, &fk);
+    doc = render(&set, &o, NULL, &fk);
+    assert_null(strstr(doc, SELF));
+    assert_null(strstr(doc, "hooks.c"));
+    must_have(doc, "\"allocator\": \"malloc\"");
+    free(doc);
+    /* Also when self_obj is spelled otherwise than the maps path (a
+     * relative LD_PRELOAD): the libleakprof.so name is enough. */
+    o.self_obj = "build/libleakprof.so";
+    doc = render(&set, &o, NULL, &fk);
+    assert_null(strstr(doc, SELF));
+    assert_null(strstr(doc, "hooks.c"));
+    free(doc);
+}
+
+#define CU "/work/proj"
+static const struct lp_sym_frame st_list1[] = {
+    { 0x1000, "malloc", "malloc", "hooks.c", 50, SELF, false, NULL, NULL },
+    { 0x2010, "list_build", "list_build", "list.c", 19, CU "/app", false,
+      CU "/src/util/list.c", CU },
+    { 0x3000, "main", "main", "main.c", 12, CU "/app", false,
+      CU "/src/./main.c", CU },
+};
+static const struct lp_sym_frame st_list2[] = {
+    { 0x1000, "malloc", "malloc", "hooks.c", 50, SELF, false, NULL, NULL },
+    { 0x2080, "list_build", "list_build", "list.c", 32, CU "/app", false,
+      CU "/src/util/list.c", CU },
+    { 0x3000, "main", "main", "main.c", 12, CU "/app", false,
+      CU "/src/./main.c", CU },
+};
+/* An out-of-tree build: comp_dir is the build directory, the path
+ * climbs out of it; an inlined header from /usr/include. */
+static const struct lp_sym_frame st_outside[] = {
+    { 0x1000, "malloc", "malloc", NULL, 0, SELF, false, NULL, NULL },
+    { 0x4000, "std::allocator<int>::allocate(unsigned long)",
+      "_ZNSaIiE8allocateEm", "new_allocator.h", 137, "/opt/b/app", true,
+      "/usr/include/c++/12/bits/new_allocator.h", "/opt/b/build" },
+    { 0x4000, "grow", "_Z4growv", "grow.cc", 8, "/opt/b/app", false,
+      "../src/grow.cc", "/opt/b/build" },
+};
+
+static void list_setup(struct lp_leak_set *set, struct lp_loss_record *r,
+                       struct fake *fk)
+{
+    memset(set, 0, sizeof(*set));
+    memset(r, 0, 3 * sizeof(*r));
+    memset(fk, 0, sizeof(*fk));
+    fk->f[1] = st_list1;
+    fk->n[1] = 3;
+    fk->f[2] = st_list2;
+    fk->n[2] = 3;
+    fk->f[3] = st_outside;
+    fk->n[3] = 3;
+    set->pid = 7;
+    r[0] = (struct lp_loss_record){ .kind = LP_KIND_DEFINITE, .stack_id = 1,
+                                    .bytes = 16, .blocks = 1, .supp = -1 };
+    r[1] = (struct lp_loss_record){ .kind = LP_KIND_DEFINITE, .stack_id = 2,
+                                    .bytes = 67, .blocks = 1, .supp = -1 };
+    r[2] = (struct lp_loss_record){ .kind = LP_KIND_DEFINITE, .stack_id = 3,
+                                    .bytes = 4, .blocks = 1, .supp = -1 };
+    set->recs = r;
+    set->nrecs = 3;
+}
+
+/* %SRCROOT% is the comp_dir of the results' frames; URIs keep their
+ * directories; two leaks in one function are two fingerprints. */
+static void test_srcroot_is_comp_dir(void **state)
+{
+    struct lp_leak_set set;
+    struct lp_loss_record r[3];
+    struct fake fk;
+    char *doc, *p1, *p2;
+
+    (void)state;
+    list_setup(&set, r, &fk);
+    doc = render(&set, &opts, NULL, &fk);
+    must_have(doc, "\"originalUriBaseIds\": {\"SRCROOT\": {\"uri\": "
+                   "\"file:///work/proj/\"}}");
+    must_have(doc, "\"locations\": [{\"physicalLocation\": "
+                   "{\"artifactLocation\": {\"uri\": \"src/util/list.c\", "
+                   "\"uriBaseId\": \"SRCROOT\"}, \"region\": {\"startLine\": 19}}");
+    must_have(doc, "{\"uri\": \"src/util/list.c\", \"uriBaseId\": "
+                   "\"SRCROOT\"}, \"region\": {\"startLine\": 32}}");
+    /* "./" is resolved. */
+    must_have(doc, "{\"uri\": \"src/main.c\", \"uriBaseId\": \"SRCROOT\"}");
+    assert_null(strstr(doc, "\"list.c\""));
+    must_have(doc, "\"leakSite/v1\": \"src/util/list.c:19\"");
+    must_have(doc, "\"leakSite/v1\": \"src/util/list.c:32\"");
+    p1 = strstr(doc, "leakStack/v2");
+    p2 = p1 ? strstr(p1 + 1, "leakStack/v2") : NULL;
+    assert_non_null(p2);
+    assert_memory_not_equal(p1, p2, 35);
+    /* Outside SRCROOT: "../src/grow.cc" from /opt/b/build is
+     * /opt/b/src/grow.cc, an absolute URI; the result is at grow (the
+     * first frame of the program's own sources), not at the header. */
+    must_have(doc, "\"locations\": [{\"physicalLocation\": "
+                   "{\"artifactLocation\": {\"uri\": "
+                   "\"file:///opt/b/src/grow.cc\"}, \"region\": "
+                   "{\"startLine\": 8}}");
+    must_have(doc, "{\"uri\": \"file:///usr/include/c++/12/bits/new_allocator.h\"}");
+    free(doc);
+
+    /* A root given by the caller wins over comp_dir. */
+    doc = render(&set, &opts, "/work/proj/src", &fk);
+    must_have(doc, "{\"SRCROOT\": {\"uri\": \"file:///work/proj/src/\"}}");
+    must_have(doc, "{\"uri\": \"util/list.c\", \"uriBaseId\": \"SRCROOT\"}");
+    free(doc);
+}
+
+/* The same stack and kind is one fingerprint across runs (ASLR moves
+ * addresses only); another line in the same function is another. */
+static void test_fingerprint_has_site_line(void **state)
+{
+    struct lp_leak_set set;
+    struct lp_loss_record r[3];
+    struct fake fk;
+    struct lp_sym_frame moved[3];
+    char *a, *b, *pa, *pb;
+
+    (void)state;
+    list_setup(&set, r, &fk);
+    set.nrecs = 1;
+    a = render(&set, &opts, NULL, &fk);
+    fk.bias = 0x1000;
+    b = render(&set, &opts, NULL, &fk);
+    pa = strstr(a, "\"partialFingerprints\"");
+    pb = strstr(b, "\"partialFingerprints\"");
+    assert_non_null(pa);
+    assert_non_null(pb);
+    assert_memory_equal(pa, pb, strcspn(pa, "}"));
+    free(b);
+    /* Same function, same callers, one line further down. */
+    memcpy(moved, st_list1, sizeof(moved));
+    moved[1].line = 20;
+    fk.f[1] = moved;
+    b = render(&set, &opts, NULL, &fk);
+    pb = strstr(b, "\"partialFingerprints\"");
+    assert_memory_not_equal(pa, pb, strcspn(pa, "}"));
     free(a);
     free(b);
 }
@@ -240,6 +393,9 @@ int main(void)
         cmocka_unit_test(test_results_and_locations),
         cmocka_unit_test(test_kinds_and_modes),
         cmocka_unit_test(test_fingerprint_ignores_addresses),
+        cmocka_unit_test(test_no_frames_of_ours),
+        cmocka_unit_test(test_srcroot_is_comp_dir),
+        cmocka_unit_test(test_fingerprint_has_site_line),
     };
 
     return cmocka_run_group_tests_name("sarif", tests, NULL, NULL);
