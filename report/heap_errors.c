@@ -15,27 +15,6 @@
 
 #include "report/leaks.h"
 
-struct writer {
-    FILE *f;
-    int pid;
-    int err;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void line(struct writer *w, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (w->err != 0)
-        return;
-    fprintf(w->f, "==%d== ", w->pid);
-    va_start(ap, fmt);
-    vfprintf(w->f, fmt, ap);
-    va_end(ap);
-    if (fputc('\n', w->f) == EOF || ferror(w->f))
-        w->err = errno != 0 ? -errno : -EIO;
-}
-
 const char *lp_heap_error_title(enum lp_heap_error_kind kind)
 {
     return kind == LP_HEAP_ERR_MISMATCH
@@ -44,7 +23,7 @@ const char *lp_heap_error_title(enum lp_heap_error_kind kind)
 }
 
 /* One frame as "0xADDR: fn (file:line)", grown for long C++ names. */
-static void frame_line(struct writer *w, const char *lead,
+static void frame_line(struct lp_line_writer *w, const char *lead,
                        const struct lp_sym_frame *f, const char *self_obj)
 {
     char buf[2048];
@@ -55,15 +34,15 @@ static void frame_line(struct writer *w, const char *lead,
 
         if (big != NULL) {
             lp_sym_describe(f, self_obj, big, (size_t)len + 1);
-            line(w, "   %s %s", lead, big);
+            lp_line(w, "   %s %s", lead, big);
             free(big);
             return;
         }
     }
-    line(w, "   %s %s", lead, buf);
+    lp_line(w, "   %s %s", lead, buf);
 }
 
-static void print_stack(struct writer *w, const struct lp_heap_error_stack *s,
+static void print_stack(struct lp_line_writer *w, const struct lp_heap_error_stack *s,
                         struct lp_sym *sym, const char *self_obj, int depth)
 {
     unsigned nips = s->nips;
@@ -72,7 +51,7 @@ static void print_stack(struct writer *w, const struct lp_heap_error_stack *s,
     int nf, i;
 
     if (s->ips == NULL || nips == 0) {
-        line(w, "   at 0x0: ???");
+        lp_line(w, "   at 0x0: ???");
         return;
     }
     if (depth > 0 && nips > (unsigned)depth)
@@ -90,7 +69,7 @@ static void print_stack(struct writer *w, const struct lp_heap_error_stack *s,
 }
 
 /* "stack_free (he.c:12)": the function of a frame, at its entry line. */
-static void created_by(struct writer *w, const struct lp_heap_error *e,
+static void created_by(struct lp_line_writer *w, const struct lp_heap_error *e,
                        struct lp_sym *sym, const char *self_obj)
 {
     struct lp_sym_frame f[LP_SYM_MAX_INLINE];
@@ -108,62 +87,62 @@ static void created_by(struct writer *w, const struct lp_heap_error *e,
     lp_sym_describe(&f[n - 1], self_obj, buf, sizeof(buf));
     text = strstr(buf, ": ");
     text = text != NULL ? text + 2 : buf;
-    line(w, " in frame #%d, created by %s", e->frame, text);
+    lp_line(w, " in frame #%d, created by %s", e->frame, text);
 }
 
 int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
                         struct lp_sym *sym, const char *self_obj, int depth)
 {
-    struct writer w = { .f = out, .pid = e->pid, .err = 0 };
+    struct lp_line_writer w = { .f = out, .pid = e->pid, .err = 0 };
     char off[32], size[32];
 
     lp_commify(e->offset, off, sizeof(off));
     lp_commify(e->size, size, sizeof(size));
     if (e->thread_header > 0)
-        line(&w, "Thread %d:", e->thread_header);
-    line(&w, "%s", lp_heap_error_title(e->kind));
+        lp_line(&w, "Thread %d:", e->thread_header);
+    lp_line(&w, "%s", lp_heap_error_title(e->kind));
     print_stack(&w, &e->at, sym, self_obj, depth);
     switch (e->where) {
     case LP_WHERE_FREED:
-        line(&w, " Address %#" PRIxPTR " is %s bytes inside a block of size %s free'd",
+        lp_line(&w, " Address %#" PRIxPTR " is %s bytes inside a block of size %s free'd",
              e->addr, off, size);
         print_stack(&w, &e->freed_at, sym, self_obj, depth);
-        line(&w, " Block was alloc'd at");
+        lp_line(&w, " Block was alloc'd at");
         print_stack(&w, &e->alloc_at, sym, self_obj, depth);
         break;
     case LP_WHERE_ALLOCD:
-        line(&w, " Address %#" PRIxPTR " is %s bytes inside a block of size %s alloc'd",
+        lp_line(&w, " Address %#" PRIxPTR " is %s bytes inside a block of size %s alloc'd",
              e->addr, off, size);
         print_stack(&w, &e->alloc_at, sym, self_obj, depth);
         break;
     case LP_WHERE_STACK:
-        line(&w, " Address %#" PRIxPTR " is on thread %d's stack", e->addr,
+        lp_line(&w, " Address %#" PRIxPTR " is on thread %d's stack", e->addr,
              e->thread);
         if (e->frame >= 0)
             created_by(&w, e, sym, self_obj);
         break;
     case LP_WHERE_DATA:
-        line(&w, " Address %#" PRIxPTR " is %s bytes inside data symbol \"%s\"",
+        lp_line(&w, " Address %#" PRIxPTR " is %s bytes inside data symbol \"%s\"",
              e->addr, off, lp_sym_demangle(sym, e->name));
         break;
     case LP_WHERE_OBJECT:
-        line(&w, " Address %#" PRIxPTR " is in a rw- mapped file %s segment",
+        lp_line(&w, " Address %#" PRIxPTR " is in a rw- mapped file %s segment",
              e->addr, e->name ? e->name : "???");
         break;
     case LP_WHERE_SEGMENT:
         if (e->name != NULL && e->name[0] != '\0')
-            line(&w, " Address %#" PRIxPTR " is in a %s mapped file %s segment",
+            lp_line(&w, " Address %#" PRIxPTR " is in a %s mapped file %s segment",
                  e->addr, e->perms, e->name);
         else
-            line(&w, " Address %#" PRIxPTR " is in a %s anonymous segment",
+            lp_line(&w, " Address %#" PRIxPTR " is in a %s anonymous segment",
                  e->addr, e->perms);
         break;
     case LP_WHERE_NOWHERE:
-        line(&w, " Address %#" PRIxPTR " is not stack'd, malloc'd or (recently) free'd",
+        lp_line(&w, " Address %#" PRIxPTR " is not stack'd, malloc'd or (recently) free'd",
              e->addr);
         break;
     }
-    line(&w, "%s", "");
+    lp_line(&w, "%s", "");
     if (w.err == 0 && fflush(out) != 0)
         w.err = errno != 0 ? -errno : -EIO;
     return w.err;

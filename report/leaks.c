@@ -227,16 +227,7 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
 #define LP_VERSION "unknown"
 #endif
 
-/* The writer: "==PID== " lines, with a sticky first error. */
-struct writer {
-    FILE *f;
-    int pid;
-    int err;
-    bool mute; /* quiet mode: lines outside the records are dropped */
-};
-
-__attribute__((format(printf, 2, 3)))
-static void line(struct writer *w, const char *fmt, ...)
+void lp_line(struct lp_line_writer *w, const char *fmt, ...)
 {
     va_list ap;
 
@@ -250,7 +241,7 @@ static void line(struct writer *w, const char *fmt, ...)
         w->err = errno != 0 ? -errno : -EIO;
 }
 
-static void print_header(struct writer *w, const struct lp_loss_record *r,
+static void print_header(struct lp_line_writer *w, const struct lp_loss_record *r,
                          size_t idx, size_t n, bool d)
 {
     char tot[NUM_BUF], dir[NUM_BUF], ind[NUM_BUF], blk[NUM_BUF];
@@ -263,17 +254,17 @@ static void print_header(struct writer *w, const struct lp_loss_record *r,
         num(tot, r->bytes + r->indirect_bytes, r->old_bytes + r->old_indirect_bytes, d);
         num(dir, r->bytes, r->old_bytes, d);
         num(ind, r->indirect_bytes, r->old_indirect_bytes, d);
-        line(w, "%s (%s direct, %s indirect) bytes in %s blocks are %s in loss record %s of %s",
+        lp_line(w, "%s (%s direct, %s indirect) bytes in %s blocks are %s in loss record %s of %s",
              tot, dir, ind, blk, kind_text[r->kind], i_s, n_s);
     } else {
         num(tot, r->bytes, r->old_bytes, d);
-        line(w, "%s bytes in %s blocks are %s in loss record %s of %s", tot, blk,
+        lp_line(w, "%s bytes in %s blocks are %s in loss record %s of %s", tot, blk,
              kind_text[r->kind], i_s, n_s);
     }
 }
 
 /* The --gen-suppressions=all block: report/suppress.c owns its shape. */
-static void print_suppression(struct writer *w, const struct lp_loss_record *r,
+static void print_suppression(struct lp_line_writer *w, const struct lp_loss_record *r,
                               const struct lp_sym_frame *f, int nf)
 {
     int rc;
@@ -282,7 +273,7 @@ static void print_suppression(struct writer *w, const struct lp_loss_record *r,
         w->err = rc;
 }
 
-static int print_record(struct writer *w, const struct lp_loss_record *r,
+static int print_record(struct lp_line_writer *w, const struct lp_loss_record *r,
                         size_t idx, size_t n, struct lp_sym *sym,
                         const struct lp_leak_opts *o)
 {
@@ -308,24 +299,24 @@ static int print_record(struct writer *w, const struct lp_loss_record *r,
             char *big = malloc((size_t)len + 1);
 
             if (big == NULL) {
-                line(w, "   %s %s", i == 0 ? "at" : "by", buf);
+                lp_line(w, "   %s %s", i == 0 ? "at" : "by", buf);
                 continue;
             }
             lp_sym_describe(&f[i], o->self_obj, big, (size_t)len + 1);
-            line(w, "   %s %s", i == 0 ? "at" : "by", big);
+            lp_line(w, "   %s %s", i == 0 ? "at" : "by", big);
             free(big);
         } else {
-            line(w, "   %s %s", i == 0 ? "at" : "by", buf);
+            lp_line(w, "   %s %s", i == 0 ? "at" : "by", buf);
         }
     }
-    line(w, "%s", "");
+    lp_line(w, "%s", "");
     if (o->gen_suppressions)
         print_suppression(w, r, f, nf);
     free(f);
     return 0;
 }
 
-static void print_summary(struct writer *w, const struct lp_leak_set *set,
+static void print_summary(struct lp_line_writer *w, const struct lp_leak_set *set,
                           const struct lp_leak_opts *o)
 {
     static const struct {
@@ -345,25 +336,25 @@ static void print_summary(struct writer *w, const struct lp_leak_set *set,
     size_t i;
 
     lp_leaks_totals(set, &t);
-    line(w, "LEAK SUMMARY:");
+    lp_line(w, "LEAK SUMMARY:");
     for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         enum lp_kind k = rows[i].kind;
 
-        line(w, "%s: %s bytes in %s blocks", rows[i].label,
+        lp_line(w, "%s: %s bytes in %s blocks", rows[i].label,
              num(b, t.bytes[k], old->bytes[k], d), num(n, t.blocks[k], old->blocks[k], d));
     }
     for (i = 1; i < LP_HEUR_COUNT; i++)
         if (t.heur_blocks[i] > 0 || (d && old->heur_blocks[i] > 0))
             any_heur = true;
     if (any_heur) {
-        line(w, "                      of which reachable via heuristic:");
+        lp_line(w, "                      of which reachable via heuristic:");
         for (i = 1; i < LP_HEUR_COUNT; i++)
             if (t.heur_blocks[i] > 0 || (d && old->heur_blocks[i] > 0))
-                line(w, "                        %-19s: %s bytes in %s blocks", heur_text[i],
+                lp_line(w, "                        %-19s: %s bytes in %s blocks", heur_text[i],
                      num(b, t.heur_bytes[i], old->heur_bytes[i], d),
                      num(n, t.heur_blocks[i], old->heur_blocks[i], d));
     }
-    line(w, "        suppressed: %s bytes in %s blocks",
+    lp_line(w, "        suppressed: %s bytes in %s blocks",
          num(b, t.supp_bytes, old->supp_bytes, d), num(n, t.supp_blocks, old->supp_blocks, d));
 
     unsuppressed = 0;
@@ -372,13 +363,13 @@ static void print_summary(struct writer *w, const struct lp_leak_set *set,
     /* Live reports too: Memcheck's monitor wording here would point at
      * vgdb's leak_check command, which leakprof has no equivalent of. */
     if (!full_mode(o) && unsuppressed > 0)
-        line(w, "Rerun with --leak-check=full to see details of leaked memory");
+        lp_line(w, "Rerun with --leak-check=full to see details of leaked memory");
     if (full_mode(o) && t.blocks[LP_KIND_REACHABLE] > 0 &&
         (o->show_kinds & LP_KIND_BIT(LP_KIND_REACHABLE)) == 0) {
-        line(w, "Reachable blocks (those to which a pointer was found) are not shown.");
-        line(w, "To see them, rerun with: --leak-check=full --show-leak-kinds=all");
+        lp_line(w, "Reachable blocks (those to which a pointer was found) are not shown.");
+        lp_line(w, "To see them, rerun with: --leak-check=full --show-leak-kinds=all");
     }
-    line(w, "%s", "");
+    lp_line(w, "%s", "");
 }
 
 char *lp_leaks_command(const char *args, size_t len, char *out, size_t n)
@@ -410,29 +401,29 @@ char *lp_leaks_command(const char *args, size_t len, char *out, size_t n)
     return out;
 }
 
-static void print_command(struct writer *w, const struct lp_leak_opts *o)
+static void print_command(struct lp_line_writer *w, const struct lp_leak_opts *o)
 {
     char *text = malloc(o->command_len * 2 + 1);
 
     if (text == NULL)
         return;
-    line(w, "Command: %s",
+    lp_line(w, "Command: %s",
          lp_leaks_command(o->command, o->command_len, text, o->command_len * 2 + 1));
     free(text);
 }
 
-static void print_preamble(struct writer *w, const struct lp_leak_opts *o)
+static void print_preamble(struct lp_line_writer *w, const struct lp_leak_opts *o)
 {
-    line(w, "leakprof-%s, a memory leak checker and heap profiler", LP_VERSION);
+    lp_line(w, "leakprof-%s, a memory leak checker and heap profiler", LP_VERSION);
     print_command(w, o);
     if (o->parent_pid > 0)
-        line(w, "Parent PID: %d", o->parent_pid);
-    line(w, "%s", "");
+        lp_line(w, "Parent PID: %d", o->parent_pid);
+    lp_line(w, "%s", "");
 }
 
 int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o)
 {
-    struct writer w = { .f = out, .pid = pid, .err = 0 };
+    struct lp_line_writer w = { .f = out, .pid = pid, .err = 0 };
 
     if (o->command != NULL && o->command_len > 0 && !o->quiet)
         print_preamble(&w, o);
@@ -440,12 +431,12 @@ int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o)
 }
 
 /* The live report's first line: which signal, when, which .N file. */
-static void live_header(struct writer *w, const struct lp_leak_opts *o)
+static void live_header(struct lp_line_writer *w, const struct lp_leak_opts *o)
 {
     char sig[32];
 
     lp_signal_name(o->live_signo, sig, sizeof(sig));
-    line(w, "Live leak check %u on %s, %" PRIu64 ".%02u s after start; %s%s",
+    lp_line(w, "Live leak check %u on %s, %" PRIu64 ".%02u s after start; %s%s",
          o->live_seq, sig, o->live_ms / 1000,
          (unsigned)(o->live_ms % 1000 / 10),
          o->live_massif ? "heap profile " : "no heap profile",
@@ -455,7 +446,7 @@ static void live_header(struct writer *w, const struct lp_leak_opts *o)
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                    const struct lp_leak_opts *opts)
 {
-    struct writer w = { .f = out, .pid = set->pid, .err = 0 };
+    struct lp_line_writer w = { .f = out, .pid = set->pid, .err = 0 };
     struct lp_leak_opts o = opts != NULL ? *opts : lp_leak_opts_default;
     char a[32], b[32], c[32];
     bool preamble;
@@ -472,22 +463,22 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     if (o.live && o.live_seq > 0)
         live_header(&w, &o);
     if (!o.live) {
-        line(&w, "%s", "");
-        line(&w, "HEAP SUMMARY:");
-        line(&w, "    in use at exit: %s bytes in %s blocks",
+        lp_line(&w, "%s", "");
+        lp_line(&w, "HEAP SUMMARY:");
+        lp_line(&w, "    in use at exit: %s bytes in %s blocks",
              lp_commify(set->in_use_bytes, a, sizeof(a)),
              lp_commify(set->in_use_blocks, b, sizeof(b)));
-        line(&w, "  total heap usage: %s allocs, %s frees, %s bytes allocated",
+        lp_line(&w, "  total heap usage: %s allocs, %s frees, %s bytes allocated",
              lp_commify(set->allocs, a, sizeof(a)), lp_commify(set->frees, b, sizeof(b)),
              lp_commify(set->bytes_allocated, c, sizeof(c)));
-        line(&w, "%s", "");
+        lp_line(&w, "%s", "");
     }
     if (o.leak_check == LP_CHECK_NO) {
-        line(&w, "For a detailed leak analysis, rerun with: --leak-check=full");
-        line(&w, "%s", "");
+        lp_line(&w, "For a detailed leak analysis, rerun with: --leak-check=full");
+        lp_line(&w, "%s", "");
     } else if (set->in_use_blocks == 0) {
-        line(&w, "All heap blocks were freed -- no leaks are possible");
-        line(&w, "%s", "");
+        lp_line(&w, "All heap blocks were freed -- no leaks are possible");
+        lp_line(&w, "%s", "");
     } else {
         for (i = 0; i < set->nrecs && full_mode(&o); i++) {
             const struct lp_loss_record *r = &set->recs[i];
@@ -514,9 +505,9 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
 
         e += set->other_errors;
         if (!o.list_suppressions)
-            line(&w, "For lists of detected and suppressed errors, rerun with: -s");
+            lp_line(&w, "For lists of detected and suppressed errors, rerun with: -s");
         w.mute = o.quiet && !o.list_suppressions;
-        line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, ctx, s, s);
+        lp_line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, ctx, s, s);
     }
     if (w.err == 0 && fflush(out) != 0)
         w.err = errno != 0 ? -errno : -EIO;

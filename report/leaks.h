@@ -171,6 +171,17 @@ unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
  * set->old next time. */
 void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
 
+/* The report writers' output: "==PID== " lines with a sticky first error
+ * (err, 0 or -errno); mute drops lines (quiet mode). */
+struct lp_line_writer {
+    FILE *f;
+    int pid;
+    int err;
+    bool mute;
+};
+void lp_line(struct lp_line_writer *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Only the preamble (our tool line, Command:, Parent PID:), for a process
  * whose first output is not the leak report (a heap error): it is printed
  * once, before anything else, as Memcheck prints its own at start. */
