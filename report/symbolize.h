@@ -59,6 +59,16 @@ struct lp_sym *lp_sym_new(void);
 int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
                    struct lp_sym_frame *out, int max);
 
+/*
+ * The demangled name of the out-of-line function containing ip (at
+ * ip - 1 when is_return), as lp_sym_resolve's last frame names it, or
+ * NULL when unknown. Cheaper than lp_sym_resolve: a symbol table lookup
+ * (DWARF only for code without a symbol), no line table, no inline
+ * scopes; cached per address. For deciding where a stack ends and which
+ * frames are allocation functions without symbolizing every frame.
+ */
+const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return);
+
 /* Re-read the process's module list (after dlopen). */
 void lp_sym_refresh(struct lp_sym *sym);
 
