@@ -63,12 +63,22 @@ struct sym_rec {
     int last_sizeless;  /* last sizeless rec at or before i, or -1 */
 };
 
+/* One address range of a compile unit (DW_AT_low_pc/high_pc/ranges). */
+struct sym_cu {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die die;
+};
+
 struct sym_mod {
     Dwfl_Module *mod;
     struct sym_alias *aliases;
     struct sym_rec *recs; /* sorted by value */
     size_t nrecs;
     int first_global;
+    struct sym_cu *cus; /* sorted by lo; read on first need */
+    size_t ncus;
+    Dwarf_Addr cu_bias;
+    bool cus_read;
     UT_hash_handle hh;
 };
 
@@ -90,6 +100,8 @@ struct lp_sym {
 };
 
 static void free_mods(struct lp_sym *sym);
+static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
+                        Dwarf_Addr *bias);
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
@@ -283,7 +295,7 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
                           struct lp_sym_frame *out, int max)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *cudie = cu_of(sym, mod, addr, &bias);
     Dwarf_Die *scopes = NULL, innermost;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
@@ -338,10 +350,11 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
 }
 
 /* The DWARF subprogram name at addr, for code without an ELF symbol. */
-static const char *dwarf_function_name(Dwfl_Module *mod, Dwarf_Addr addr)
+static const char *dwarf_function_name(struct lp_sym *sym, Dwfl_Module *mod,
+                                       Dwarf_Addr addr)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *cudie = cu_of(sym, mod, addr, &bias);
     Dwarf_Die *scopes = NULL;
     const char *name = NULL;
     int n, i;
@@ -576,6 +589,81 @@ static const char *preferred_alias(struct lp_sym *sym, Dwfl_Module *mod,
     return a != NULL && better_alias(a->name, name) ? a->name : name;
 }
 
+static int cmp_cu(const void *a, const void *b)
+{
+    const struct sym_cu *x = a, *y = b;
+
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Every CU's address ranges, from the CUs themselves: clang emits no
+ * .debug_aranges, which libdwfl's address -> CU lookup relies on. */
+static void read_cus(struct sym_mod *m)
+{
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr bias = 0;
+    size_t cap = 0;
+
+    m->cus_read = true;
+    while ((cu = dwfl_module_nextcu(m->mod, cu, &bias)) != NULL) {
+        Dwarf_Addr base, start, end;
+        ptrdiff_t off = 0;
+
+        m->cu_bias = bias;
+        while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+            if (start >= end)
+                continue;
+            if (m->ncus == cap) {
+                struct sym_cu *more;
+
+                cap = cap ? cap * 2 : 64;
+                more = realloc(m->cus, cap * sizeof(*more));
+                if (more == NULL)
+                    return;
+                m->cus = more;
+            }
+            m->cus[m->ncus].lo = start;
+            m->cus[m->ncus].hi = end;
+            m->cus[m->ncus].die = *cu;
+            m->ncus++;
+        }
+    }
+    if (m->ncus > 1)
+        qsort(m->cus, m->ncus, sizeof(*m->cus), cmp_cu);
+}
+
+/* The CU containing addr: libdwfl's lookup (.debug_aranges) first, then
+ * the CUs' own ranges. */
+static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
+                        Dwarf_Addr *bias)
+{
+    Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
+    struct sym_mod *m;
+    size_t lo = 0, hi, steps;
+    Dwarf_Addr rel;
+
+    if (d != NULL || (m = get_mod(sym, mod)) == NULL)
+        return d;
+    if (!m->cus_read)
+        read_cus(m);
+    rel = addr - m->cu_bias;
+    hi = m->ncus;
+    while (lo < hi) { /* first range starting above rel */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (m->cus[mid].lo <= rel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (steps = 0; lo-- > 0 && steps < 16; steps++)
+        if (rel < m->cus[lo].hi) {
+            *bias = m->cu_bias;
+            return &m->cus[lo].die;
+        }
+    return NULL;
+}
+
 static void free_mods(struct lp_sym *sym)
 {
     struct sym_mod *m, *mtmp;
@@ -588,6 +676,7 @@ static void free_mods(struct lp_sym *sym)
         }
         HASH_DEL(sym->mods, m);
         free(m->recs);
+        free(m->cus);
         free(m);
     }
 }
@@ -609,7 +698,7 @@ static const char *function_symbol(struct lp_sym *sym, Dwfl_Module *mod,
     if (symname != NULL)
         symname = preferred_alias(sym, mod, addr - off, symname);
     if (symname == NULL || symname[0] == '\0')
-        symname = dwarf_function_name(mod, addr);
+        symname = dwarf_function_name(sym, mod, addr);
     return symname;
 }
 
@@ -639,6 +728,18 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
         const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 
         if (src != NULL && lineno > 0) {
+            out->file = intern(sym, base_name(src));
+            out->line = lineno;
+        }
+    } else {
+        /* No CU by .debug_aranges (clang): the line table of the CU
+         * found by its own ranges. */
+        Dwarf_Addr bias = 0;
+        Dwarf_Die *cu = cu_of(sym, mod, addr, &bias);
+        Dwarf_Line *l = cu != NULL ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+        const char *src = l != NULL ? dwarf_linesrc(l, NULL, NULL) : NULL;
+
+        if (src != NULL && dwarf_lineno(l, &lineno) == 0 && lineno > 0) {
             out->file = intern(sym, base_name(src));
             out->line = lineno;
         }
