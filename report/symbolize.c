@@ -19,6 +19,8 @@
  */
 #include "report/symbolize.h"
 
+#include "report/symindex.h"
+
 #include <dlfcn.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -51,18 +53,6 @@ struct sym_alias {
     UT_hash_handle hh;
 };
 
-/* One candidate of the address -> symbol search, as libdwfl's
- * dwfl_module_addrinfo considers them (named, defined, not a section,
- * file or TLS symbol). */
-struct sym_rec {
-    GElf_Addr value, size;
-    GElf_Addr max_end; /* max value + size over recs[0..i], sorted order */
-    const char *name;
-    unsigned char info; /* st_info */
-    int idx;            /* symbol table index: libdwfl's search order */
-    int last_sizeless;  /* last sizeless rec at or before i, or -1 */
-};
-
 /* One address range of a compile unit (DW_AT_low_pc/high_pc/ranges). */
 struct sym_cu {
     Dwarf_Addr lo, hi;
@@ -72,9 +62,7 @@ struct sym_cu {
 struct sym_mod {
     Dwfl_Module *mod;
     struct sym_alias *aliases;
-    struct sym_rec *recs; /* sorted by value */
-    size_t nrecs;
-    int first_global;
+    struct lp_symindex *index;
     struct sym_cu *cus; /* sorted by lo; read on first need */
     size_t ncus;
     Dwarf_Addr cu_bias;
@@ -386,28 +374,30 @@ static bool better_alias(const char *a, const char *b)
     return ra != rb ? ra < rb : strcmp(a, b) < 0;
 }
 
-static int cmp_rec(const void *a, const void *b)
+/* Index a function symbol under its address, keeping Valgrind's choice. */
+static void add_alias(void *ctx, const char *nm, GElf_Addr value)
 {
-    const struct sym_rec *x = a, *y = b;
+    struct sym_mod *m = ctx;
+    struct sym_alias *a;
 
-    if (x->value != y->value)
-        return x->value < y->value ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+    HASH_FIND(hh, m->aliases, &value, sizeof(value), a);
+    if (a == NULL) {
+        a = malloc(sizeof(*a));
+        if (a == NULL)
+            return;
+        a->addr = value;
+        a->name = nm;
+        HASH_ADD(hh, m->aliases, addr, sizeof(a->addr), a);
+    } else if (better_alias(nm, a->name)) {
+        a->name = nm;
+    }
 }
 
-/*
- * A module's symbol facts, read once: function names by address (for the
- * aliases below) and the candidates of the address search sorted by
- * value, so a lookup is a binary search instead of libdwfl's walk over
- * every symbol (cc1 has ~10^5: that walk per address made exit time grow
- * with the binary).
- */
+/* A module's symbol facts, read once: function names by address (for
+ * the aliases below) and the address -> symbol index (symindex.h). */
 static struct sym_mod *get_mod(struct lp_sym *sym, Dwfl_Module *mod)
 {
     struct sym_mod *m;
-    struct sym_alias *a;
-    int i, n;
-    size_t k;
 
     HASH_FIND_PTR(sym->mods, &mod, m);
     if (m != NULL)
@@ -417,158 +407,16 @@ static struct sym_mod *get_mod(struct lp_sym *sym, Dwfl_Module *mod)
         return NULL;
     m->mod = mod;
     HASH_ADD_PTR(sym->mods, mod, m);
-    n = dwfl_module_getsymtab(mod);
-    m->first_global = n > 0 ? dwfl_module_getsymtab_first_global(mod) : 0;
-    m->recs = n > 0 ? malloc(sizeof(*m->recs) * (size_t)n) : NULL;
-    for (i = 0; i < n; i++) {
-        GElf_Sym es;
-        GElf_Addr value;
-        const char *nm = dwfl_module_getsym_info(mod, i, &es, &value, NULL, NULL, NULL);
-        int type = GELF_ST_TYPE(es.st_info);
-
-        if (nm == NULL || nm[0] == '\0' || es.st_shndx == SHN_UNDEF)
-            continue;
-        if (m->recs != NULL && type != STT_SECTION && type != STT_FILE &&
-            type != STT_TLS) {
-            struct sym_rec *r = &m->recs[m->nrecs++];
-
-            r->value = value;
-            r->size = es.st_size;
-            r->name = nm;
-            r->info = es.st_info;
-            r->idx = i;
-        }
-        if (i == 0 || type != STT_FUNC)
-            continue;
-        HASH_FIND(hh, m->aliases, &value, sizeof(value), a);
-        if (a == NULL) {
-            a = malloc(sizeof(*a));
-            if (a == NULL)
-                continue;
-            a->addr = value;
-            a->name = nm;
-            HASH_ADD(hh, m->aliases, addr, sizeof(a->addr), a);
-        } else if (better_alias(nm, a->name)) {
-            a->name = nm;
-        }
-    }
-    if (m->nrecs > 0)
-        qsort(m->recs, m->nrecs, sizeof(*m->recs), cmp_rec);
-    for (k = 0; k < m->nrecs; k++) {
-        struct sym_rec *r = &m->recs[k];
-        GElf_Addr end = r->value + r->size;
-
-        r->max_end = k > 0 && m->recs[k - 1].max_end > end ? m->recs[k - 1].max_end : end;
-        r->last_sizeless = r->size == 0 ? (int)k : k > 0 ? m->recs[k - 1].last_sizeless : -1;
-    }
+    m->index = lp_symindex_new(mod, add_alias, m);
     return m;
 }
 
-/* libdwfl's preference between symbols (GELF_ST_BIND, higher better). */
-static int binding_value(unsigned char info)
-{
-    switch (GELF_ST_BIND(info)) {
-    case STB_GLOBAL:
-        return 3;
-    case STB_WEAK:
-        return 2;
-    case STB_LOCAL:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* Would libdwfl's search take r over the current best c? */
-static bool rec_better(const struct sym_rec *c, const struct sym_rec *r)
-{
-    if (c == NULL || c->value < r->value ||
-        binding_value(c->info) < binding_value(r->info))
-        return true;
-    return c->value == r->value &&
-           ((c->size > r->size && binding_value(c->info) <= binding_value(r->info)) ||
-            (c->size >= r->size && binding_value(c->info) < binding_value(r->info)));
-}
-
-#define SYM_MAX_CONTAINING 32
-#define SYM_MAX_WALK 256
-
-/*
- * dwfl_module_addrinfo's answer (the name, st_info, st_size, offset) from
- * the sorted index. libdwfl searches the globals first, then (only when
- * no sized global contains addr) the locals, keeping the sized symbol
- * containing addr that starts closest (binding, then size, break ties);
- * only with no such symbol does it fall back to a sizeless label in the
- * same section. The sized case is answered here exactly; so is "no
- * symbol at all"; the rare label case goes to libdwfl.
- */
 static const char *addr_symbol(struct lp_sym *sym, Dwfl_Module *mod,
                                GElf_Addr addr, GElf_Off *off, GElf_Sym *es)
 {
     struct sym_mod *m = get_mod(sym, mod);
-    const struct sym_rec *in[SYM_MAX_CONTAINING], *best = NULL;
-    size_t lo = 0, hi, nin = 0, j, steps = 0;
-    int pass;
 
-    if (m == NULL || m->recs == NULL)
-        return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
-    hi = m->nrecs;
-    while (lo < hi) { /* first rec with value > addr */
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (m->recs[mid].value <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    for (j = lo; j-- > 0 && m->recs[j].max_end > addr;) {
-        const struct sym_rec *r = &m->recs[j];
-
-        if (++steps > SYM_MAX_WALK || nin == SYM_MAX_CONTAINING)
-            return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
-        if (r->size != 0 && addr - r->value < r->size)
-            in[nin++] = r;
-    }
-    for (j = lo; j-- > 0 && m->recs[j].value == addr;)
-        if (m->recs[j].size == 0) /* an exact label: libdwfl's own rules */
-            return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
-    /* Replay libdwfl's loop over the containing symbols, in its order:
-     * globals, then (when none was taken) locals, each by index. */
-    for (pass = 0; pass < 2 && best == NULL; pass++) {
-        int last = -1;
-
-        for (;;) {
-            const struct sym_rec *r = NULL;
-            size_t k;
-
-            for (k = 0; k < nin; k++)
-                if ((in[k]->idx >= m->first_global) == (pass == 0) &&
-                    in[k]->idx > last && (r == NULL || in[k]->idx < r->idx))
-                    r = in[k];
-            if (r == NULL)
-                break;
-            last = r->idx;
-            if (rec_better(best, r))
-                best = r;
-        }
-    }
-    if (best == NULL) {
-        int ls = m->recs[lo - 1].last_sizeless;
-
-        /* No sized symbol contains addr: a label is taken only when it
-         * lies at or past the end of every symbol below addr. */
-        if (ls < 0 || m->recs[ls].value < m->recs[lo - 1].max_end)
-            return NULL;
-        return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
-    }
-    memset(es, 0, sizeof(*es));
-    es->st_info = best->info;
-    es->st_size = best->size;
-    es->st_value = best->value;
-    *off = addr - best->value;
-    return best->name;
+    return lp_symindex_lookup(m != NULL ? m->index : NULL, mod, addr, off, es);
 }
 
 /*
@@ -675,7 +523,7 @@ static void free_mods(struct lp_sym *sym)
             free(a);
         }
         HASH_DEL(sym->mods, m);
-        free(m->recs);
+        lp_symindex_free(m->index);
         free(m->cus);
         free(m);
     }
