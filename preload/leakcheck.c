@@ -94,7 +94,11 @@ struct lp_sym *lp_leakcheck_sym_get(void)
     return lc.sym;
 }
 
-void lp_leakcheck_sym_put(void) { pthread_mutex_unlock(&lock); }
+void lp_leakcheck_sym_put(void)
+{
+    lp_sym_save_cache(lc.sym);
+    pthread_mutex_unlock(&lock);
+}
 
 static int cmp_block_key(const void *a, const void *b)
 {
@@ -495,6 +499,7 @@ unsigned lp_leakcheck_run(bool live)
     errors = lp_leaks_errors(&set, &o);
     if (!live && lp_config.sarif[0])
         write_sarif(&set, &o);
+    lp_sym_save_cache(lc.sym);
     if (live)
         remember_live(&set);
     if (rc == 0)

@@ -19,6 +19,7 @@
  */
 #include "report/symbolize.h"
 
+#include "report/symcache.h"
 #include "report/symindex.h"
 
 #include <dlfcn.h>
@@ -53,19 +54,11 @@ struct sym_alias {
     UT_hash_handle hh;
 };
 
-/* One address range of a compile unit (DW_AT_low_pc/high_pc/ranges). */
-struct sym_cu {
-    Dwarf_Addr lo, hi;
-    Dwarf_Die die;
-};
-
 struct sym_mod {
     Dwfl_Module *mod;
     struct sym_alias *aliases;
     struct lp_symindex *index;
-    struct sym_cu *cus; /* sorted by lo; read on first need */
-    size_t ncus;
-    Dwarf_Addr cu_bias;
+    struct lp_cuindex *cus; /* read on first need */
     bool cus_read;
     UT_hash_handle hh;
 };
@@ -77,6 +70,18 @@ struct sym_fn {
     UT_hash_handle hh;
 };
 
+/* A module's cross-process cache file (symcache.h): loaded on the
+ * module's first miss, written back when new addresses were resolved. */
+struct sym_mcache {
+    Dwfl_Module *mod;
+    Dwarf_Addr start, end;
+    const char *obj; /* the module's name, as frames carry it */
+    bool usable, dirty;
+    char path[4200];
+    char state[160];
+    UT_hash_handle hh;
+};
+
 struct lp_sym {
     Dwfl *dwfl;
     struct sym_mod *mods;
@@ -84,6 +89,7 @@ struct lp_sym {
     Dwfl_Callbacks cb;
     struct sym_entry *cache;
     struct sym_fn *fns;
+    struct sym_mcache *mcaches;
     struct sym_str *strs;
 };
 
@@ -204,6 +210,7 @@ static void clear_cache(struct lp_sym *sym)
 {
     struct sym_entry *e, *tmp;
     struct sym_fn *f, *ftmp;
+    struct sym_mcache *mc, *mctmp;
 
     HASH_ITER(hh, sym->cache, e, tmp) {
         HASH_DEL(sym->cache, e);
@@ -213,6 +220,10 @@ static void clear_cache(struct lp_sym *sym)
         HASH_DEL(sym->fns, f);
         free(f);
     }
+    HASH_ITER(hh, sym->mcaches, mc, mctmp) {
+        HASH_DEL(sym->mcaches, mc);
+        free(mc);
+    }
 }
 
 void lp_sym_refresh(struct lp_sym *sym)
@@ -221,6 +232,7 @@ void lp_sym_refresh(struct lp_sym *sym)
         return;
     /* An address may now belong to a new object (dlclose + dlopen), and
      * a module that went away takes its symbol names with it. */
+    lp_sym_save_cache(sym);
     clear_cache(sym);
     free_mods(sym);
     report_modules(sym);
@@ -437,79 +449,21 @@ static const char *preferred_alias(struct lp_sym *sym, Dwfl_Module *mod,
     return a != NULL && better_alias(a->name, name) ? a->name : name;
 }
 
-static int cmp_cu(const void *a, const void *b)
-{
-    const struct sym_cu *x = a, *y = b;
-
-    return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
-/* Every CU's address ranges, from the CUs themselves: clang emits no
- * .debug_aranges, which libdwfl's address -> CU lookup relies on. */
-static void read_cus(struct sym_mod *m)
-{
-    Dwarf_Die *cu = NULL;
-    Dwarf_Addr bias = 0;
-    size_t cap = 0;
-
-    m->cus_read = true;
-    while ((cu = dwfl_module_nextcu(m->mod, cu, &bias)) != NULL) {
-        Dwarf_Addr base, start, end;
-        ptrdiff_t off = 0;
-
-        m->cu_bias = bias;
-        while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
-            if (start >= end)
-                continue;
-            if (m->ncus == cap) {
-                struct sym_cu *more;
-
-                cap = cap ? cap * 2 : 64;
-                more = realloc(m->cus, cap * sizeof(*more));
-                if (more == NULL)
-                    return;
-                m->cus = more;
-            }
-            m->cus[m->ncus].lo = start;
-            m->cus[m->ncus].hi = end;
-            m->cus[m->ncus].die = *cu;
-            m->ncus++;
-        }
-    }
-    if (m->ncus > 1)
-        qsort(m->cus, m->ncus, sizeof(*m->cus), cmp_cu);
-}
-
 /* The CU containing addr: libdwfl's lookup (.debug_aranges) first, then
- * the CUs' own ranges. */
+ * the CUs' own ranges (symindex.h). */
 static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
                         Dwarf_Addr *bias)
 {
     Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
     struct sym_mod *m;
-    size_t lo = 0, hi, steps;
-    Dwarf_Addr rel;
 
     if (d != NULL || (m = get_mod(sym, mod)) == NULL)
         return d;
-    if (!m->cus_read)
-        read_cus(m);
-    rel = addr - m->cu_bias;
-    hi = m->ncus;
-    while (lo < hi) { /* first range starting above rel */
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (m->cus[mid].lo <= rel)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!m->cus_read) {
+        m->cus_read = true;
+        m->cus = lp_cuindex_new(mod);
     }
-    for (steps = 0; lo-- > 0 && steps < 16; steps++)
-        if (rel < m->cus[lo].hi) {
-            *bias = m->cu_bias;
-            return &m->cus[lo].die;
-        }
-    return NULL;
+    return lp_cuindex_find(m->cus, addr, bias);
 }
 
 static void free_mods(struct lp_sym *sym)
@@ -524,7 +478,7 @@ static void free_mods(struct lp_sym *sym)
         }
         HASH_DEL(sym->mods, m);
         lp_symindex_free(m->index);
-        free(m->cus);
+        lp_cuindex_free(m->cus);
         free(m);
     }
 }
@@ -600,11 +554,147 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
     return n;
 }
 
+/* ---- cross-process cache (symcache.h) ---------------------------------- */
+
+struct cache_load {
+    struct lp_sym *sym;
+    struct sym_mcache *mc;
+};
+
+static void cache_add(void *ctx, const struct lp_symcache_rec *r)
+{
+    struct cache_load *cl = ctx;
+    struct lp_sym *sym = cl->sym;
+    uintptr_t addr = (uintptr_t)(cl->mc->start + r->off);
+    struct sym_entry *e;
+    struct sym_fn *f;
+    int k;
+
+    if (r->off >= cl->mc->end - cl->mc->start)
+        return;
+    if (r->n == 0) {
+        HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
+        if (f != NULL || (f = malloc(sizeof(*f))) == NULL)
+            return;
+        f->addr = addr;
+        f->fn = intern(sym, r->fn);
+        HASH_ADD(hh, sym->fns, addr, sizeof(f->addr), f);
+        return;
+    }
+    HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e != NULL || (e = malloc(sizeof(*e))) == NULL)
+        return;
+    e->addr = addr;
+    e->n = r->n;
+    for (k = 0; k < r->n; k++) {
+        e->frames[k] = r->frames[k];
+        e->frames[k].addr = addr;
+        e->frames[k].obj = cl->mc->obj;
+        e->frames[k].fn = intern(sym, r->frames[k].fn);
+        e->frames[k].mangled = intern(sym, r->frames[k].mangled);
+        e->frames[k].file = intern(sym, r->frames[k].file);
+    }
+    HASH_ADD(hh, sym->cache, addr, sizeof(e->addr), e);
+}
+
+/* The cache record of mod, loading its file on first use. */
+static struct sym_mcache *module_cache(struct lp_sym *sym, Dwfl_Module *mod)
+{
+    struct sym_mcache *mc;
+    const unsigned char *bits = NULL;
+    GElf_Addr vaddr;
+    Dwarf_Addr bias;
+    const char *name;
+    int len;
+
+    HASH_FIND_PTR(sym->mcaches, &mod, mc);
+    if (mc != NULL)
+        return mc;
+    mc = calloc(1, sizeof(*mc));
+    if (mc == NULL)
+        return NULL;
+    mc->mod = mod;
+    HASH_ADD_PTR(sym->mcaches, mod, mc);
+    name = dwfl_module_info(mod, NULL, &mc->start, &mc->end, NULL, NULL, NULL, NULL);
+    mc->obj = intern(sym, name);
+    if (dwfl_module_getelf(mod, &bias) == NULL)
+        return mc;
+    len = dwfl_module_build_id(mod, &bits, &vaddr);
+    if (len > 0 && lp_symcache_locate(bits, len, mc->path, sizeof(mc->path),
+                                      mc->state, sizeof(mc->state)) == 0) {
+        struct cache_load cl = { sym, mc };
+
+        mc->usable = true;
+        (void)lp_symcache_read(mc->path, mc->state, cache_add, &cl);
+    }
+    return mc;
+}
+
+/* Before resolving addr: load its module's cache file (which may hold
+ * it), else note that the module learns something new. */
+static Dwfl_Module *prepare_miss(struct lp_sym *sym, uintptr_t addr,
+                                 struct sym_mcache **mcp)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, addr);
+
+    *mcp = mod != NULL ? module_cache(sym, mod) : NULL;
+    return mod;
+}
+
+static void save_module(struct lp_sym *sym, struct sym_mcache *mc)
+{
+    struct sym_entry *e, *etmp;
+    struct sym_fn *f, *ftmp;
+    struct lp_symcache_rec *recs, **ptrs;
+    size_t n = 0, cap = HASH_COUNT(sym->cache) + HASH_COUNT(sym->fns);
+
+    recs = malloc(sizeof(*recs) * (cap + 1));
+    ptrs = malloc(sizeof(*ptrs) * (cap + 1));
+    if (recs != NULL && ptrs != NULL) {
+        HASH_ITER(hh, sym->cache, e, etmp) {
+            if (e->addr < mc->start || e->addr >= mc->end || n == cap)
+                continue;
+            recs[n].off = e->addr - mc->start;
+            recs[n].n = e->n;
+            recs[n].fn = NULL;
+            memcpy(recs[n].frames, e->frames, sizeof(e->frames[0]) * (size_t)e->n);
+            ptrs[n] = &recs[n];
+            n++;
+        }
+        HASH_ITER(hh, sym->fns, f, ftmp) {
+            if (f->addr < mc->start || f->addr >= mc->end || n == cap)
+                continue;
+            recs[n].off = f->addr - mc->start;
+            recs[n].n = 0;
+            recs[n].fn = f->fn;
+            ptrs[n] = &recs[n];
+            n++;
+        }
+        (void)lp_symcache_write(mc->path, mc->state,
+                                (const struct lp_symcache_rec *const *)ptrs, n);
+    }
+    free(recs);
+    free(ptrs);
+    mc->dirty = false;
+}
+
+void lp_sym_save_cache(struct lp_sym *sym)
+{
+    struct sym_mcache *mc, *tmp;
+
+    if (sym == NULL)
+        return;
+    HASH_ITER(hh, sym->mcaches, mc, tmp)
+        if (mc->usable && mc->dirty)
+            save_module(sym, mc);
+}
+
 const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
 {
     uintptr_t addr = is_return && ip != 0 ? ip - 1 : ip;
     struct sym_entry *e = NULL;
     struct sym_fn *f = NULL;
+    struct sym_mcache *mc;
     Dwfl_Module *mod;
     const char *name = NULL;
 
@@ -616,7 +706,16 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
     HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
     if (f != NULL)
         return f->fn;
-    mod = dwfl_addrmodule(sym->dwfl, addr);
+    mod = prepare_miss(sym, addr, &mc);
+    if (mc != NULL) {
+        HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+        if (e != NULL)
+            return e->frames[e->n - 1].fn;
+        HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
+        if (f != NULL)
+            return f->fn;
+        mc->dirty = true;
+    }
     if (mod != NULL)
         name = function_symbol(sym, mod, addr);
     if (name != NULL)
@@ -641,6 +740,16 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
         return 0;
     if (sym != NULL)
         HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e == NULL && sym != NULL && sym->dwfl != NULL) {
+        struct sym_mcache *mc;
+
+        (void)prepare_miss(sym, addr, &mc);
+        if (mc != NULL) {
+            HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+            if (e == NULL)
+                mc->dirty = true;
+        }
+    }
     if (e == NULL) {
         n = resolve_uncached(sym, addr, tmp, LP_SYM_MAX_INLINE);
         if (sym != NULL && (e = malloc(sizeof(*e))) != NULL) {
@@ -657,57 +766,4 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
         n = max;
     memcpy(out, tmp, (size_t)n * sizeof(tmp[0]));
     return n;
-}
-
-/* Is path the same file as self? Cheap string test first, then the real
- * paths, since dladdr() and /proc/self/maps may spell it differently. */
-static bool same_object(const char *path, const char *self)
-{
-    char a[PATH_MAX], b[PATH_MAX];
-
-    if (path == NULL || self == NULL)
-        return false;
-    if (strcmp(path, self) == 0)
-        return true;
-    if (strcmp(base_name(path), base_name(self)) != 0)
-        return false;
-    return realpath(path, a) != NULL && realpath(self, b) != NULL &&
-           strcmp(a, b) == 0;
-}
-
-int lp_sym_describe(const struct lp_sym_frame *f, const char *self_obj,
-                    char *buf, size_t n)
-{
-    unsigned long a = (unsigned long)f->addr;
-
-    if (f->fn != NULL && f->file != NULL && f->line > 0 &&
-        !same_object(f->obj, self_obj))
-        return snprintf(buf, n, "0x%lX: %s (%s:%d)", a, f->fn, f->file, f->line);
-    if (f->fn != NULL)
-        return snprintf(buf, n, "0x%lX: %s (in %s)", a, f->fn,
-                        f->obj != NULL ? f->obj : "???");
-    if (f->obj != NULL)
-        return snprintf(buf, n, "0x%lX: ??? (in %s)", a, f->obj);
-    return snprintf(buf, n, "0x%lX: ???", a);
-}
-
-enum lp_fn_kind lp_sym_fn_kind(const char *fn)
-{
-    if (fn == NULL)
-        return LP_FN_NORMAL;
-    if (strcmp(fn, "main") == 0)
-        return LP_FN_MAIN;
-    if (strcmp(fn, "__libc_start_main") == 0 ||
-        strncmp(fn, "__libc_start_main.", 18) == 0 ||
-        strcmp(fn, "__libc_start_call_main") == 0 ||
-        strcmp(fn, "generic_start_main") == 0 ||
-        strncmp(fn, "generic_start_main.", 19) == 0 ||
-        strcmp(fn, "_start") == 0 || strcmp(fn, LP_SYM_BELOW_MAIN) == 0)
-        return LP_FN_BELOW_MAIN;
-    return LP_FN_NORMAL;
-}
-
-bool lp_sym_is_below_main(const char *fn)
-{
-    return lp_sym_fn_kind(fn) != LP_FN_NORMAL;
 }

@@ -69,6 +69,14 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
  */
 const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return);
 
+/*
+ * Write what was resolved since the last save into the per-object cache
+ * files (report/symcache.h), so the next process running the same
+ * objects need not read their debug info again. Also done by
+ * lp_sym_refresh(). Failures are silent (the cache is an optimisation).
+ */
+void lp_sym_save_cache(struct lp_sym *sym);
+
 /* Re-read the process's module list (after dlopen). */
 void lp_sym_refresh(struct lp_sym *sym);
 

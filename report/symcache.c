@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,57 @@
 #define SYMCACHE_MAX_BYTES (64u << 20)
 #define NULL_FIELD "\001"
 
+/* getenv(name), or when the program has cleared or replaced its
+ * environment by the time of the report, the value it started with. */
+static const char *start_env(const char *name, char *buf, size_t n)
+{
+    const char *v = getenv(name);
+    size_t len = strlen(name), got = 0;
+    char rec[4096];
+    int fd;
+
+    if (v != NULL)
+        return v;
+    fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    for (;;) {
+        ssize_t r;
+        size_t i, start = 0;
+
+        r = read(fd, rec + got, sizeof(rec) - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        for (i = 0; i < got; i++) {
+            if (rec[i] != '\0')
+                continue;
+            if (i - start > len && strncmp(rec + start, name, len) == 0 &&
+                rec[start + len] == '=' && i - start - len - 1 < n) {
+                memcpy(buf, rec + start + len + 1, i - start - len - 1);
+                buf[i - start - len - 1] = '\0';
+                close(fd);
+                return buf;
+            }
+            start = i + 1;
+        }
+        memmove(rec, rec + start, got - start);
+        got -= start;
+        if (got == sizeof(rec))
+            got = 0; /* one variable longer than the buffer: skip it */
+    }
+    close(fd);
+    return NULL;
+}
+
 static int cache_dir(char *out, size_t n)
 {
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *off;
+    char xb[2048], hb[2048], ob[8];
+    const char *x = start_env("XDG_CACHE_HOME", xb, sizeof(xb)),
+               *home = start_env("HOME", hb, sizeof(hb)), *off;
     int r;
 
-    off = getenv("LEAKPROF_SYMCACHE");
+    off = start_env("LEAKPROF_SYMCACHE", ob, sizeof(ob));
     if ((off && strcmp(off, "0") == 0) || getauxval(AT_SECURE))
         return -1;
     if (x && x[0] == '/')
@@ -46,6 +92,55 @@ static int cache_dir(char *out, size_t n)
     return r > 0 && (size_t)r < n ? 0 : -1;
 }
 
+/* The build-id of the object holding this code (libleakprof.so, or a
+ * tool): a cache file is only valid for the symbolizer that wrote it. */
+struct self_id {
+    uintptr_t pc;
+    char hex[130];
+};
+
+static int find_self_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct self_id *me = arg;
+    bool mine = false;
+    int i;
+
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+        if (ph->p_type == PT_LOAD && me->pc >= lo && me->pc < lo + ph->p_memsz)
+            mine = true;
+    }
+    if (!mine)
+        return 0;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        const char *end = p + ph->p_memsz;
+
+        if (ph->p_type != PT_NOTE)
+            continue;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const unsigned char *desc =
+                (const unsigned char *)p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                memcmp(p + sizeof(*nh), "GNU", 4) == 0 && nh->n_descsz <= 64) {
+                unsigned k;
+
+                for (k = 0; k < nh->n_descsz; k++)
+                    snprintf(me->hex + 2 * k, 3, "%02x", desc[k]);
+                return 1;
+            }
+            p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1;
+}
+
 int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
                        size_t pathlen, char *state, size_t statelen)
 {
@@ -53,7 +148,12 @@ int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
     struct stat st;
     int i, r;
 
+    struct self_id me = { (uintptr_t)&lp_symcache_locate, "" };
+
     if (id == NULL || idlen < 4 || idlen > 64 || cache_dir(dir, sizeof(dir)))
+        return -1;
+    dl_iterate_phdr(find_self_id, &me);
+    if (me.hex[0] == '\0')
         return -1;
     for (i = 0; i < idlen; i++)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);
@@ -64,11 +164,11 @@ int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
     snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
              hex + 2);
     if (stat(dbg, &st) == 0)
-        r = snprintf(state, statelen, "debug %lld %lld.%09ld",
+        r = snprintf(state, statelen, "by %s debug %lld %lld.%09ld", me.hex,
                      (long long)st.st_size, (long long)st.st_mtim.tv_sec,
                      st.st_mtim.tv_nsec);
     else
-        r = snprintf(state, statelen, "debug none");
+        r = snprintf(state, statelen, "by %s debug none", me.hex);
     return r > 0 && (size_t)r < statelen ? 0 : -1;
 }
 

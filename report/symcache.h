@@ -9,10 +9,11 @@
  * only the out-of-line function's name. A 20-process `make` then reads
  * the C library's compressed debug info once, not 20 times.
  *
- * A file is used only when its header matches this format's version and
- * the state of the object's separate debug file (size and mtime of
- * /usr/lib/debug/.build-id/xx/yyyy.debug, or its absence): installing
- * debug symbols invalidates it. A file that does not parse is ignored
+ * A file is used only when its header matches this format's version, the
+ * build-id of the symbolizer that wrote it (a rebuilt libleakprof.so
+ * starts afresh) and the state of the object's separate debug file (size
+ * and mtime of /usr/lib/debug/.build-id/xx/yyyy.debug, or its absence):
+ * installing debug symbols invalidates it. A file that does not parse is ignored
  * whole. Files are written to a temporary name (O_EXCL) and renamed into
  * place, mode 0666 & ~umask, the directory 0700; two processes racing
  * lose one's additions, never the file. Nothing is read or written in

@@ -198,3 +198,102 @@ const char *lp_symindex_lookup(struct lp_symindex *m, Dwfl_Module *mod,
     *off = addr - best->value;
     return best->name;
 }
+
+/* ---- compile units by address ------------------------------------------ */
+
+/* One address range of a compile unit (DW_AT_low_pc/high_pc/ranges). */
+struct sym_cu {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die die;
+};
+
+struct lp_cuindex {
+    struct sym_cu *cus; /* sorted by lo */
+    size_t ncus;
+    Dwarf_Addr cu_bias;
+};
+
+static int cmp_cu(const void *a, const void *b)
+{
+    const struct sym_cu *x = a, *y = b;
+
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Every CU's address ranges, from the CUs themselves: clang emits no
+ * .debug_aranges, which libdwfl's address -> CU lookup relies on. */
+static void read_cus(struct lp_cuindex *m, Dwfl_Module *mod)
+{
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr bias = 0;
+    size_t cap = 0;
+
+    while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+        Dwarf_Addr base, start, end;
+        ptrdiff_t off = 0;
+
+        m->cu_bias = bias;
+        while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+            if (start >= end)
+                continue;
+            if (m->ncus == cap) {
+                struct sym_cu *more;
+
+                cap = cap ? cap * 2 : 64;
+                more = realloc(m->cus, cap * sizeof(*more));
+                if (more == NULL)
+                    return;
+                m->cus = more;
+            }
+            m->cus[m->ncus].lo = start;
+            m->cus[m->ncus].hi = end;
+            m->cus[m->ncus].die = *cu;
+            m->ncus++;
+        }
+    }
+    if (m->ncus > 1)
+        qsort(m->cus, m->ncus, sizeof(*m->cus), cmp_cu);
+}
+
+struct lp_cuindex *lp_cuindex_new(Dwfl_Module *mod)
+{
+    struct lp_cuindex *ix = calloc(1, sizeof(*ix));
+
+    if (ix != NULL)
+        read_cus(ix, mod);
+    return ix;
+}
+
+void lp_cuindex_free(struct lp_cuindex *ix)
+{
+    if (ix != NULL) {
+        free(ix->cus);
+        free(ix);
+    }
+}
+
+Dwarf_Die *lp_cuindex_find(struct lp_cuindex *m, Dwarf_Addr addr,
+                           Dwarf_Addr *bias)
+{
+    size_t lo = 0, hi, steps;
+    Dwarf_Addr rel;
+
+    if (m == NULL)
+        return NULL;
+    rel = addr - m->cu_bias;
+    hi = m->ncus;
+    while (lo < hi) { /* first range starting above rel */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (m->cus[mid].lo <= rel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (steps = 0; lo-- > 0 && steps < 16; steps++)
+        if (rel < m->cus[lo].hi) {
+            *bias = m->cu_bias;
+            return &m->cus[lo].die;
+        }
+    return NULL;
+}

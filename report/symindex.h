@@ -7,7 +7,7 @@
  * (dwfl_module_addrinfo: the sized symbol containing the address that
  * starts closest, globals before locals, binding then size breaking
  * ties; the rare sizeless-label case is passed to libdwfl itself).
- * Private to report/symbolize.c.
+ * Also: compile units by address. Private to report/symbolize.c.
  * Context: COLD. Memory: libc malloc.
  */
 #include <elfutils/libdwfl.h>
@@ -29,5 +29,17 @@ void lp_symindex_free(struct lp_symindex *ix);
  * st_value only. */
 const char *lp_symindex_lookup(struct lp_symindex *ix, Dwfl_Module *mod,
                                GElf_Addr addr, GElf_Off *off, GElf_Sym *es);
+
+/*
+ * Compile units by address from the CUs' own DW_AT_low_pc/high_pc and
+ * DW_AT_ranges, read once per module: clang emits no .debug_aranges,
+ * which libdwfl's dwfl_module_addrdie relies on. lp_cuindex_find returns
+ * the CU DIE containing addr (and the module's bias), or NULL.
+ */
+struct lp_cuindex;
+struct lp_cuindex *lp_cuindex_new(Dwfl_Module *mod);
+void lp_cuindex_free(struct lp_cuindex *ix);
+Dwarf_Die *lp_cuindex_find(struct lp_cuindex *ix, Dwarf_Addr addr,
+                           Dwarf_Addr *bias);
 
 #endif /* LP_REPORT_SYMINDEX_H */

@@ -10,6 +10,7 @@
 #   BENCH_ONLY="storm1 sqlite"  only these workloads
 #   BENCH_MODES="native default massif0"  only these modes
 #   BENCH_VALGRIND=1    also Memcheck and Massif (one run; takes minutes)
+#   BENCH_LIB=/path/libleakprof.so   measure another build (before/after)
 #
 # Workloads: storm1/storm2 (malloc/free storm, 1 and 2 threads), sqlite
 # (sqlite3 CLI, 40,000 inserts + index), python (PYTHONMALLOC=malloc,
@@ -24,7 +25,7 @@ cd "$(dirname "$0")/../.." || exit 2
 TOP=$(pwd)
 RUNS=${RUNS:-3}
 OPS=${OPS:-2000000}
-lib=$TOP/$O/libleakprof.so
+lib=${BENCH_LIB:-$TOP/$O/libleakprof.so}
 bindir=$TOP/$O/bench
 mkdir -p "$bindir"
 cc -O2 -g -pthread -o "$bindir/bench_malloc" tests/bench/bench_malloc.c || exit 1
