@@ -20,6 +20,7 @@
  * process_vm_readv so that an unmapped block cannot crash us.
  */
 #include "preload/scan.h"
+#include "preload/scan_sort.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -115,118 +116,6 @@ static void collect_block(const struct lp_block *blk, void *arg)
     sb->size = blk->size;
     sb->seq = blk->seq;
     sb->stack_id = blk->stack_id;
-}
-
-/* Heapsort by address: the fallback when radix_sort cannot map its
- * buffers (qsort may malloc, and we run with the world stopped). */
-static void sift(struct lp_scan_block *a, size_t root, size_t n)
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        struct lp_scan_block t;
-
-        if (child >= n)
-            return;
-        if (child + 1 < n && a[child + 1].addr > a[child].addr)
-            child++;
-        if (a[root].addr >= a[child].addr)
-            return;
-        t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-static void heap_sort(struct lp_scan_block *a, size_t n)
-{
-    size_t i;
-
-    for (i = n / 2; i-- > 0;)
-        sift(a, i, n);
-    for (i = n; i-- > 1;) {
-        struct lp_scan_block t = a[0];
-
-        a[0] = a[i];
-        a[i] = t;
-        sift(a, 0, i);
-    }
-}
-
-struct sort_key {
-    uintptr_t addr;
-    size_t idx;
-};
-
-/*
- * Sort by address: an LSD radix sort of (address, index) pairs, one byte
- * a pass, skipping the bytes all addresses share, then the blocks are
- * permuted in place along the permutation's cycles. Linear, and it moves
- * 16-byte keys instead of whole blocks: at a million live blocks the
- * heapsort of 56-byte records was most of the exit time (cache misses).
- */
-static void sort_blocks(struct lp_scan_block *a, size_t n)
-{
-    struct buf kb = {0}, tb = {0};
-    struct sort_key *k, *t, *sw;
-    size_t i, shift;
-
-    if (n < 2)
-        return;
-    if (n < 64 || buf_reserve(&kb, n * sizeof(*k)) != 0 ||
-        buf_reserve(&tb, n * sizeof(*k)) != 0) {
-        buf_free(&kb);
-        heap_sort(a, n);
-        return;
-    }
-    k = kb.p;
-    t = tb.p;
-    for (i = 0; i < n; i++) {
-        k[i].addr = a[i].addr;
-        k[i].idx = i;
-    }
-    for (shift = 0; shift < sizeof(uintptr_t) * 8; shift += 8) {
-        size_t count[256] = {0}, sum = 0, d;
-
-        for (i = 0; i < n; i++)
-            count[(k[i].addr >> shift) & 255]++;
-        if (count[(k[0].addr >> shift) & 255] == n)
-            continue; /* every address has this byte: order unchanged */
-        for (d = 0; d < 256; d++) {
-            size_t c = count[d];
-
-            count[d] = sum;
-            sum += c;
-        }
-        for (i = 0; i < n; i++)
-            t[count[(k[i].addr >> shift) & 255]++] = k[i];
-        sw = k;
-        k = t;
-        t = sw;
-    }
-    /* a'[j] = a[k[j].idx]: follow each cycle once, marking done slots
-     * with idx == j. */
-    for (i = 0; i < n; i++) {
-        struct lp_scan_block tmp;
-        size_t j = i;
-
-        if (k[i].idx == i)
-            continue;
-        tmp = a[i];
-        for (;;) {
-            size_t src = k[j].idx;
-
-            k[j].idx = j;
-            if (src == i) {
-                a[j] = tmp;
-                break;
-            }
-            a[j] = a[src];
-            j = src;
-        }
-    }
-    buf_free(&kb);
-    buf_free(&tb);
 }
 
 /* --- /proc/self/maps ------------------------------------------------------ */
@@ -742,7 +631,7 @@ int lp_scan_run(struct lp_scan *out)
         rc = -ENOMEM;
         goto out;
     }
-    sort_blocks(blocks.p, col.n);
+    lp_scan_sort_blocks(blocks.p, col.n);
 
     rc = read_maps(&text, &textlen);
     if (rc != 0)

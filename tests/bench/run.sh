@@ -10,7 +10,9 @@
 #   BENCH_ONLY="storm1 sqlite"  only these workloads
 #   BENCH_MODES="native default massif0"  only these modes
 #   BENCH_VALGRIND=1    also Memcheck and Massif (one run; takes minutes)
-#   BENCH_LIB=/path/libleakprof.so   measure another build (before/after)
+#   BENCH_LIB=/path/libleakprof.so   measure another build
+#   BENCH_BEFORE=/path/libleakprof.so  also modes "before" and "before0"
+#                       (that build, default and massif=0), interleaved
 #
 # Workloads: storm1/storm2 (malloc/free storm, 1 and 2 threads), sqlite
 # (sqlite3 CLI, 40,000 inserts + index), python (PYTHONMALLOC=malloc,
@@ -127,6 +129,8 @@ run_mode() {
     massif0) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts:massif=0") ;;
     fp) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts:unwind=fp") ;;
     sampled) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts:sample_bytes=524288") ;;
+    before) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts") ;;
+    before0) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts:massif=0") ;;
     heaptrack) pre=(heaptrack -o "$tmp/ht") ;;
     memcheck) pre=(valgrind --leak-check=full --log-file="$tmp/mc.txt" --trace-children=yes) ;;
     massif) pre=(valgrind --tool=massif --massif-out-file="$tmp/ms.%p" --trace-children=yes) ;;
@@ -142,6 +146,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else p
 workloads=${BENCH_ONLY:-storm1 storm2 sqlite python gcc make live1m}
 modes=${BENCH_MODES:-native default massif0 fp sampled heaptrack}
 command -v heaptrack >/dev/null || modes=$(echo "$modes" | sed 's/heaptrack//')
+[ -n "${BENCH_BEFORE:-}" ] && modes="$modes before before0"
 if [ "${BENCH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
     modes="$modes memcheck massif"
 fi
