@@ -99,7 +99,11 @@ struct lp_sym *lp_leakcheck_sym_get(void)
     return lc.sym;
 }
 
-void lp_leakcheck_sym_put(void) { pthread_mutex_unlock(&lock); }
+void lp_leakcheck_sym_put(void)
+{
+    lp_sym_save_cache(lc.sym);
+    pthread_mutex_unlock(&lock);
+}
 
 void lp_leakcheck_lock(void) { pthread_mutex_lock(&lock); }
 void lp_leakcheck_unlock(void) { pthread_mutex_unlock(&lock); }
@@ -644,6 +648,7 @@ static unsigned run_check(bool live, unsigned seq)
     errors = lp_leaks_errors(&set, &o) + set.other_errors;
     if (!live && lp_config.sarif[0])
         write_sarif(&set, &o);
+    lp_sym_save_cache(lc.sym);
     if (live)
         remember_live(&set);
     if (rc == 0)

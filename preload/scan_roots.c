@@ -20,6 +20,7 @@
  * process_vm_readv so that an unmapped block cannot crash us.
  */
 #include "preload/scan.h"
+#include "preload/scan_sort.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -115,42 +116,6 @@ static void collect_block(const struct lp_block *blk, void *arg)
     sb->size = blk->size;
     sb->seq = blk->seq;
     sb->stack_id = blk->stack_id;
-}
-
-/* Heapsort by address: qsort may malloc, and we run with the world
- * stopped. */
-static void sift(struct lp_scan_block *a, size_t root, size_t n)
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        struct lp_scan_block t;
-
-        if (child >= n)
-            return;
-        if (child + 1 < n && a[child + 1].addr > a[child].addr)
-            child++;
-        if (a[root].addr >= a[child].addr)
-            return;
-        t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-static void sort_blocks(struct lp_scan_block *a, size_t n)
-{
-    size_t i;
-
-    for (i = n / 2; i-- > 0;)
-        sift(a, i, n);
-    for (i = n; i-- > 1;) {
-        struct lp_scan_block t = a[0];
-
-        a[0] = a[i];
-        a[i] = t;
-        sift(a, 0, i);
-    }
 }
 
 /* --- /proc/self/maps ------------------------------------------------------ */
@@ -666,7 +631,7 @@ int lp_scan_run(struct lp_scan *out)
         rc = -ENOMEM;
         goto out;
     }
-    sort_blocks(blocks.p, col.n);
+    lp_scan_sort_blocks(blocks.p, col.n);
 
     rc = read_maps(&text, &textlen);
     if (rc != 0)

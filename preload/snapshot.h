@@ -32,8 +32,13 @@
  * typed; "desc: (none)" when none was given. cmd: is /proc/self/cmdline at
  * start-up, arguments joined by single spaces, no quoting.
  *
+ * Files: massif_count.c (HOT: counters, due test, recording snapshots),
+ * massif_tree.c (COLD: trees), massif_write.c (COLD: massif.out files),
+ * massif_state.h (what the hot and cold halves share), sched.c (the
+ * schedule).
  * Context: lp_snapshot_note*() HOT (relaxed atomics; the snapshot lock is
- * taken only when a snapshot is due: a couple of atomic loads decide);
+ * taken only when a snapshot is due: a couple of atomic loads decide; a
+ * normal snapshot is O(1), a detailed one walks the live contexts only);
  * lp_snapshot_init() BOOT; the rest COLD, called with the guard held.
  * Memory: lp_arena on the hot path; libc malloc (guard held) when writing.
  */
@@ -56,13 +61,20 @@ void lp_snapshot_before_shrink(void);
 /* True once massif output is enabled (set at init, read-only after). */
 extern bool lp_snapshot_active;
 
-/* An allocation (is_alloc) or a free of a block of req bytes whose usable
- * size is usable. */
-void lp_snapshot_note(size_t req, size_t usable, bool is_alloc);
+struct lp_stack;
 
-/* A realloc from old_req bytes (old_usable) to new_req (new_usable). */
-void lp_snapshot_note_realloc(size_t old_req, size_t old_usable,
-                              size_t new_req, size_t new_usable);
+/* An allocation (is_alloc) or a free of a block of req bytes whose usable
+ * size is usable. For an allocation, s is the stack its bytes were just
+ * charged to (NULL when unknown), so a detailed snapshot finds it among
+ * the live contexts; frees pass NULL. */
+void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
+                      bool is_alloc);
+
+/* A realloc from old_req bytes (old_usable) to new_req (new_usable),
+ * charged to stack s. */
+void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
+                              size_t old_usable, size_t new_req,
+                              size_t new_usable);
 
 /* Write massif.out for the whole run to the configured path (%p expanded
  * now). Once per process; later calls do nothing. No final snapshot is
@@ -113,6 +125,14 @@ struct lp_massif_node *lp_snapshot_build_tree(struct lp_massif *m,
                                               double threshold,
                                               lp_snapshot_label_fn label,
                                               void *label_ctx);
+
+/* The same for contexts already in lp_snapshot_sort_ctx() order (the
+ * writer sorts every context once, not once per snapshot). */
+void lp_snapshot_sort_ctx(struct lp_snapshot_ctx *c, size_t n);
+struct lp_massif_node *lp_snapshot_build_tree_sorted(
+    struct lp_massif *m, const struct lp_snapshot_ctx *c, size_t n,
+    uint64_t sig, double threshold, lp_snapshot_label_fn label,
+    void *label_ctx);
 
 /* massif's significance: floor(total * threshold / 100), or 1 when heap
  * is 0 and threshold is not. */

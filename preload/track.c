@@ -147,11 +147,11 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
         lp_snapshot_before_shrink();
         if (os)
             lp_stack_note_free(os, stale.size);
-        lp_snapshot_note(stale.size, stale.size, false);
+        lp_snapshot_note(NULL, stale.size, stale.size, false);
     }
     if (s)
         lp_stack_note_alloc(s, size);
-    lp_snapshot_note(size, usable(p), true);
+    lp_snapshot_note(s, size, usable(p), true);
     lp_guard_leave(&g);
 }
 
@@ -167,7 +167,7 @@ static bool untrack(void *p, struct lp_block *b)
     lp_snapshot_before_shrink();
     if (s)
         lp_stack_note_free(s, b->size);
-    lp_snapshot_note(b->size, usable(p), false);
+    lp_snapshot_note(NULL, b->size, usable(p), false);
     return true;
 }
 
@@ -261,9 +261,9 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
         os = lp_stack_get(ob->stack_id);
         if (os)
             lp_stack_note_free(os, ob->size);
-        lp_snapshot_note_realloc(ob->size, old_usable, size, usable(np));
+        lp_snapshot_note_realloc(s, ob->size, old_usable, size, usable(np));
     } else {
-        lp_snapshot_note(size, usable(np), true);
+        lp_snapshot_note(s, size, usable(np), true);
     }
     lp_guard_leave(&g);
 }

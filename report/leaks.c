@@ -198,7 +198,7 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
     /* Valgrind's apply_StackTrace: from the outermost frame inwards, the
      * stack ends at each main or below-main function seen, main final. */
     for (i = nips; i-- > 0;) {
-        enum lp_fn_kind kind = lp_sym_fn_kind(outer_frame(sym, ips[i], i > 0).fn);
+        enum lp_fn_kind kind = lp_sym_fn_kind(lp_sym_function(sym, ips[i], i > 0));
 
         if (kind != LP_FN_NORMAL)
             used = i + 1;

@@ -20,6 +20,9 @@
  */
 #include "report/symbolize.h"
 
+#include "report/symcache.h"
+#include "report/symindex.h"
+
 #include <dlfcn.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -55,6 +58,28 @@ struct sym_alias {
 struct sym_mod {
     Dwfl_Module *mod;
     struct sym_alias *aliases;
+    struct lp_symindex *index;
+    struct lp_cuindex *cus; /* read on first need */
+    bool cus_read;
+    UT_hash_handle hh;
+};
+
+/* The out-of-line function name of an address (lp_sym_function). */
+struct sym_fn {
+    uintptr_t addr;
+    const char *fn;
+    UT_hash_handle hh;
+};
+
+/* A module's cross-process cache file (symcache.h): loaded on the
+ * module's first miss, written back when new addresses were resolved. */
+struct sym_mcache {
+    Dwfl_Module *mod;
+    Dwarf_Addr start, end;
+    const char *obj; /* the module's name, as frames carry it */
+    bool usable, dirty;
+    char path[4200];
+    char state[160];
     UT_hash_handle hh;
 };
 
@@ -64,10 +89,14 @@ struct lp_sym {
     char *debuginfo_path; /* libdwfl keeps a pointer to this pointer */
     Dwfl_Callbacks cb;
     struct sym_entry *cache;
+    struct sym_fn *fns;
+    struct sym_mcache *mcaches;
     struct sym_str *strs;
 };
 
 static void free_mods(struct lp_sym *sym);
+static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
+                        Dwarf_Addr *bias);
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
@@ -181,10 +210,20 @@ struct lp_sym *lp_sym_new(void)
 static void clear_cache(struct lp_sym *sym)
 {
     struct sym_entry *e, *tmp;
+    struct sym_fn *f, *ftmp;
+    struct sym_mcache *mc, *mctmp;
 
     HASH_ITER(hh, sym->cache, e, tmp) {
         HASH_DEL(sym->cache, e);
         free(e);
+    }
+    HASH_ITER(hh, sym->fns, f, ftmp) {
+        HASH_DEL(sym->fns, f);
+        free(f);
+    }
+    HASH_ITER(hh, sym->mcaches, mc, mctmp) {
+        HASH_DEL(sym->mcaches, mc);
+        free(mc);
     }
 }
 
@@ -194,6 +233,7 @@ void lp_sym_refresh(struct lp_sym *sym)
         return;
     /* An address may now belong to a new object (dlclose + dlopen), and
      * a module that went away takes its symbol names with it. */
+    lp_sym_save_cache(sym);
     clear_cache(sym);
     free_mods(sym);
     report_modules(sym);
@@ -256,7 +296,7 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
                           struct lp_sym_frame *out, int max)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *cudie = cu_of(sym, mod, addr, &bias);
     Dwarf_Die *scopes = NULL, innermost;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
@@ -317,10 +357,11 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
 }
 
 /* The DWARF subprogram name at addr, for code without an ELF symbol. */
-static const char *dwarf_function_name(Dwfl_Module *mod, Dwarf_Addr addr)
+static const char *dwarf_function_name(struct lp_sym *sym, Dwfl_Module *mod,
+                                       Dwarf_Addr addr)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *cudie = cu_of(sym, mod, addr, &bias);
     Dwarf_Die *scopes = NULL;
     const char *name = NULL;
     int n, i;
@@ -352,6 +393,51 @@ static bool better_alias(const char *a, const char *b)
     return ra != rb ? ra < rb : strcmp(a, b) < 0;
 }
 
+/* Index a function symbol under its address, keeping Valgrind's choice. */
+static void add_alias(void *ctx, const char *nm, GElf_Addr value)
+{
+    struct sym_mod *m = ctx;
+    struct sym_alias *a;
+
+    HASH_FIND(hh, m->aliases, &value, sizeof(value), a);
+    if (a == NULL) {
+        a = malloc(sizeof(*a));
+        if (a == NULL)
+            return;
+        a->addr = value;
+        a->name = nm;
+        HASH_ADD(hh, m->aliases, addr, sizeof(a->addr), a);
+    } else if (better_alias(nm, a->name)) {
+        a->name = nm;
+    }
+}
+
+/* A module's symbol facts, read once: function names by address (for
+ * the aliases below) and the address -> symbol index (symindex.h). */
+static struct sym_mod *get_mod(struct lp_sym *sym, Dwfl_Module *mod)
+{
+    struct sym_mod *m;
+
+    HASH_FIND_PTR(sym->mods, &mod, m);
+    if (m != NULL)
+        return m;
+    m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return NULL;
+    m->mod = mod;
+    HASH_ADD_PTR(sym->mods, mod, m);
+    m->index = lp_symindex_new(mod, add_alias, m);
+    return m;
+}
+
+static const char *addr_symbol(struct lp_sym *sym, Dwfl_Module *mod,
+                               GElf_Addr addr, GElf_Off *off, GElf_Sym *es)
+{
+    struct sym_mod *m = get_mod(sym, mod);
+
+    return lp_symindex_lookup(m != NULL ? m->index : NULL, mod, addr, off, es);
+}
+
 /*
  * Several names for one address (libc's __libc_malloc and malloc, ASan's
  * __interceptor_malloc and malloc, pthread_create@GLIBC_2.2.5 and
@@ -361,41 +447,30 @@ static bool better_alias(const char *a, const char *b)
 static const char *preferred_alias(struct lp_sym *sym, Dwfl_Module *mod,
                                    GElf_Addr start, const char *name)
 {
-    struct sym_mod *m;
+    struct sym_mod *m = get_mod(sym, mod);
     struct sym_alias *a;
-    int i, n;
 
-    HASH_FIND_PTR(sym->mods, &mod, m);
-    if (m == NULL) {
-        m = calloc(1, sizeof(*m));
-        if (m == NULL)
-            return name;
-        m->mod = mod;
-        HASH_ADD_PTR(sym->mods, mod, m);
-        n = dwfl_module_getsymtab(mod);
-        for (i = 1; i < n; i++) {
-            GElf_Sym es;
-            GElf_Addr value;
-            const char *nm = dwfl_module_getsym_info(mod, i, &es, &value, NULL, NULL, NULL);
-
-            if (nm == NULL || nm[0] == '\0' || GELF_ST_TYPE(es.st_info) != STT_FUNC ||
-                es.st_shndx == SHN_UNDEF)
-                continue;
-            HASH_FIND(hh, m->aliases, &value, sizeof(value), a);
-            if (a == NULL) {
-                a = malloc(sizeof(*a));
-                if (a == NULL)
-                    break;
-                a->addr = value;
-                a->name = nm;
-                HASH_ADD(hh, m->aliases, addr, sizeof(a->addr), a);
-            } else if (better_alias(nm, a->name)) {
-                a->name = nm;
-            }
-        }
-    }
+    if (m == NULL)
+        return name;
     HASH_FIND(hh, m->aliases, &start, sizeof(start), a);
     return a != NULL && better_alias(a->name, name) ? a->name : name;
+}
+
+/* The CU containing addr: libdwfl's lookup (.debug_aranges) first, then
+ * the CUs' own ranges (symindex.h). */
+static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
+                        Dwarf_Addr *bias)
+{
+    Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
+    struct sym_mod *m;
+
+    if (d != NULL || (m = get_mod(sym, mod)) == NULL)
+        return d;
+    if (!m->cus_read) {
+        m->cus_read = true;
+        m->cus = lp_cuindex_new(mod);
+    }
+    return lp_cuindex_find(m->cus, addr, bias);
 }
 
 static void free_mods(struct lp_sym *sym)
@@ -409,8 +484,31 @@ static void free_mods(struct lp_sym *sym)
             free(a);
         }
         HASH_DEL(sym->mods, m);
+        lp_symindex_free(m->index);
+        lp_cuindex_free(m->cus);
         free(m);
     }
+}
+
+/* The linkage name of the out-of-line function at addr: the ELF symbol
+ * as Valgrind reads it, DWARF only when there is none. */
+static const char *function_symbol(struct lp_sym *sym, Dwfl_Module *mod,
+                                   Dwarf_Addr addr)
+{
+    GElf_Off off = 0;
+    GElf_Sym esym;
+    const char *symname = addr_symbol(sym, mod, addr, &off, &esym);
+
+    /* Valgrind ignores untyped, sizeless labels (ld.so's _dl_start_user):
+     * an address past one is "???" there, and must be here too. */
+    if (symname != NULL && GELF_ST_TYPE(esym.st_info) == STT_NOTYPE &&
+        esym.st_size == 0)
+        symname = NULL;
+    if (symname != NULL)
+        symname = preferred_alias(sym, mod, addr - off, symname);
+    if (symname == NULL || symname[0] == '\0')
+        symname = dwarf_function_name(sym, mod, addr);
+    return symname;
 }
 
 static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
@@ -418,8 +516,6 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 {
     Dwfl_Module *mod;
     const char *modname, *symname;
-    GElf_Off off = 0;
-    GElf_Sym esym;
     Dwfl_Line *line;
     int n, lineno = 0;
 
@@ -446,19 +542,22 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
             out->comp_dir = intern(sym, dwfl_line_comp_dir(line));
             out->line = lineno;
         }
+    } else {
+        /* No CU by .debug_aranges (clang): the line table of the CU
+         * found by its own ranges. */
+        Dwarf_Addr bias = 0;
+        Dwarf_Die *cu = cu_of(sym, mod, addr, &bias);
+        Dwarf_Line *l = cu != NULL ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+        const char *src = l != NULL ? dwarf_linesrc(l, NULL, NULL) : NULL;
+
+        if (src != NULL && dwarf_lineno(l, &lineno) == 0 && lineno > 0) {
+            out->file = intern(sym, base_name(src));
+            out->line = lineno;
+        }
     }
 
     n = expand_inlines(sym, mod, addr, out, max);
-    symname = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
-    /* Valgrind ignores untyped, sizeless labels (ld.so's _dl_start_user):
-     * an address past one is "???" there, and must be here too. */
-    if (symname != NULL && GELF_ST_TYPE(esym.st_info) == STT_NOTYPE &&
-        esym.st_size == 0)
-        symname = NULL;
-    if (symname != NULL)
-        symname = preferred_alias(sym, mod, addr - off, symname);
-    if (symname == NULL || symname[0] == '\0')
-        symname = dwarf_function_name(mod, addr);
+    symname = function_symbol(sym, mod, addr);
     if (symname != NULL)
         set_name(sym, &out[n - 1], symname);
     return n;
@@ -486,6 +585,182 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
     return intern(sym, name);
 }
 
+/* ---- cross-process cache (symcache.h) ---------------------------------- */
+
+struct cache_load {
+    struct lp_sym *sym;
+    struct sym_mcache *mc;
+};
+
+static void cache_add(void *ctx, const struct lp_symcache_rec *r)
+{
+    struct cache_load *cl = ctx;
+    struct lp_sym *sym = cl->sym;
+    uintptr_t addr = (uintptr_t)(cl->mc->start + r->off);
+    struct sym_entry *e;
+    struct sym_fn *f;
+    int k;
+
+    if (r->off >= cl->mc->end - cl->mc->start)
+        return;
+    if (r->n == 0) {
+        HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
+        if (f != NULL || (f = malloc(sizeof(*f))) == NULL)
+            return;
+        f->addr = addr;
+        f->fn = intern(sym, r->fn);
+        HASH_ADD(hh, sym->fns, addr, sizeof(f->addr), f);
+        return;
+    }
+    HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e != NULL || (e = malloc(sizeof(*e))) == NULL)
+        return;
+    e->addr = addr;
+    e->n = r->n;
+    for (k = 0; k < r->n; k++) {
+        e->frames[k] = r->frames[k];
+        e->frames[k].addr = addr;
+        e->frames[k].obj = cl->mc->obj;
+        e->frames[k].fn = intern(sym, r->frames[k].fn);
+        e->frames[k].mangled = intern(sym, r->frames[k].mangled);
+        e->frames[k].file = intern(sym, r->frames[k].file);
+        e->frames[k].path = intern(sym, r->frames[k].path);
+        e->frames[k].comp_dir = intern(sym, r->frames[k].comp_dir);
+    }
+    HASH_ADD(hh, sym->cache, addr, sizeof(e->addr), e);
+}
+
+/* The cache record of mod, loading its file on first use. */
+static struct sym_mcache *module_cache(struct lp_sym *sym, Dwfl_Module *mod)
+{
+    struct sym_mcache *mc;
+    const unsigned char *bits = NULL;
+    GElf_Addr vaddr;
+    Dwarf_Addr bias;
+    const char *name;
+    int len;
+
+    HASH_FIND_PTR(sym->mcaches, &mod, mc);
+    if (mc != NULL)
+        return mc;
+    mc = calloc(1, sizeof(*mc));
+    if (mc == NULL)
+        return NULL;
+    mc->mod = mod;
+    HASH_ADD_PTR(sym->mcaches, mod, mc);
+    name = dwfl_module_info(mod, NULL, &mc->start, &mc->end, NULL, NULL, NULL, NULL);
+    mc->obj = intern(sym, name);
+    if (dwfl_module_getelf(mod, &bias) == NULL)
+        return mc;
+    len = dwfl_module_build_id(mod, &bits, &vaddr);
+    if (len > 0 && lp_symcache_locate(bits, len, mc->path, sizeof(mc->path),
+                                      mc->state, sizeof(mc->state)) == 0) {
+        struct cache_load cl = { sym, mc };
+
+        mc->usable = true;
+        (void)lp_symcache_read(mc->path, mc->state, cache_add, &cl);
+    }
+    return mc;
+}
+
+/* Before resolving addr: load its module's cache file (which may hold
+ * it), else note that the module learns something new. */
+static Dwfl_Module *prepare_miss(struct lp_sym *sym, uintptr_t addr,
+                                 struct sym_mcache **mcp)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, addr);
+
+    *mcp = mod != NULL ? module_cache(sym, mod) : NULL;
+    return mod;
+}
+
+static void save_module(struct lp_sym *sym, struct sym_mcache *mc)
+{
+    struct sym_entry *e, *etmp;
+    struct sym_fn *f, *ftmp;
+    struct lp_symcache_rec *recs, **ptrs;
+    size_t n = 0, cap = HASH_COUNT(sym->cache) + HASH_COUNT(sym->fns);
+
+    recs = malloc(sizeof(*recs) * (cap + 1));
+    ptrs = malloc(sizeof(*ptrs) * (cap + 1));
+    if (recs != NULL && ptrs != NULL) {
+        HASH_ITER(hh, sym->cache, e, etmp) {
+            if (e->addr < mc->start || e->addr >= mc->end || n == cap)
+                continue;
+            recs[n].off = e->addr - mc->start;
+            recs[n].n = e->n;
+            recs[n].fn = NULL;
+            memcpy(recs[n].frames, e->frames, sizeof(e->frames[0]) * (size_t)e->n);
+            ptrs[n] = &recs[n];
+            n++;
+        }
+        HASH_ITER(hh, sym->fns, f, ftmp) {
+            if (f->addr < mc->start || f->addr >= mc->end || n == cap)
+                continue;
+            recs[n].off = f->addr - mc->start;
+            recs[n].n = 0;
+            recs[n].fn = f->fn;
+            ptrs[n] = &recs[n];
+            n++;
+        }
+        (void)lp_symcache_write(mc->path, mc->state,
+                                (const struct lp_symcache_rec *const *)ptrs, n);
+    }
+    free(recs);
+    free(ptrs);
+    mc->dirty = false;
+}
+
+void lp_sym_save_cache(struct lp_sym *sym)
+{
+    struct sym_mcache *mc, *tmp;
+
+    if (sym == NULL)
+        return;
+    HASH_ITER(hh, sym->mcaches, mc, tmp)
+        if (mc->usable && mc->dirty)
+            save_module(sym, mc);
+}
+
+const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
+{
+    uintptr_t addr = is_return && ip != 0 ? ip - 1 : ip;
+    struct sym_entry *e = NULL;
+    struct sym_fn *f = NULL;
+    struct sym_mcache *mc;
+    Dwfl_Module *mod;
+    const char *name = NULL;
+
+    if (sym == NULL || sym->dwfl == NULL)
+        return NULL;
+    HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e != NULL)
+        return e->frames[e->n - 1].fn;
+    HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
+    if (f != NULL)
+        return f->fn;
+    mod = prepare_miss(sym, addr, &mc);
+    if (mc != NULL) {
+        HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+        if (e != NULL)
+            return e->frames[e->n - 1].fn;
+        HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
+        if (f != NULL)
+            return f->fn;
+        mc->dirty = true;
+    }
+    if (mod != NULL)
+        name = function_symbol(sym, mod, addr);
+    if (name != NULL)
+        name = lp_sym_demangle(sym, name);
+    if ((f = malloc(sizeof(*f))) != NULL) {
+        f->addr = addr;
+        f->fn = name;
+        HASH_ADD(hh, sym->fns, addr, sizeof(f->addr), f);
+    }
+    return name;
+}
+
 int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
                    struct lp_sym_frame *out, int max)
 {
@@ -498,6 +773,16 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
         return 0;
     if (sym != NULL)
         HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e == NULL && sym != NULL && sym->dwfl != NULL) {
+        struct sym_mcache *mc;
+
+        (void)prepare_miss(sym, addr, &mc);
+        if (mc != NULL) {
+            HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+            if (e == NULL)
+                mc->dirty = true;
+        }
+    }
     if (e == NULL) {
         n = resolve_uncached(sym, addr, tmp, LP_SYM_MAX_INLINE);
         if (sym != NULL && (e = malloc(sizeof(*e))) != NULL) {
@@ -514,57 +799,4 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
         n = max;
     memcpy(out, tmp, (size_t)n * sizeof(tmp[0]));
     return n;
-}
-
-/* Is path the same file as self? Cheap string test first, then the real
- * paths, since dladdr() and /proc/self/maps may spell it differently. */
-static bool same_object(const char *path, const char *self)
-{
-    char a[PATH_MAX], b[PATH_MAX];
-
-    if (path == NULL || self == NULL)
-        return false;
-    if (strcmp(path, self) == 0)
-        return true;
-    if (strcmp(base_name(path), base_name(self)) != 0)
-        return false;
-    return realpath(path, a) != NULL && realpath(self, b) != NULL &&
-           strcmp(a, b) == 0;
-}
-
-int lp_sym_describe(const struct lp_sym_frame *f, const char *self_obj,
-                    char *buf, size_t n)
-{
-    unsigned long a = (unsigned long)f->addr;
-
-    if (f->fn != NULL && f->file != NULL && f->line > 0 &&
-        !same_object(f->obj, self_obj))
-        return snprintf(buf, n, "0x%lX: %s (%s:%d)", a, f->fn, f->file, f->line);
-    if (f->fn != NULL)
-        return snprintf(buf, n, "0x%lX: %s (in %s)", a, f->fn,
-                        f->obj != NULL ? f->obj : "???");
-    if (f->obj != NULL)
-        return snprintf(buf, n, "0x%lX: ??? (in %s)", a, f->obj);
-    return snprintf(buf, n, "0x%lX: ???", a);
-}
-
-enum lp_fn_kind lp_sym_fn_kind(const char *fn)
-{
-    if (fn == NULL)
-        return LP_FN_NORMAL;
-    if (strcmp(fn, "main") == 0)
-        return LP_FN_MAIN;
-    if (strcmp(fn, "__libc_start_main") == 0 ||
-        strncmp(fn, "__libc_start_main.", 18) == 0 ||
-        strcmp(fn, "__libc_start_call_main") == 0 ||
-        strcmp(fn, "generic_start_main") == 0 ||
-        strncmp(fn, "generic_start_main.", 19) == 0 ||
-        strcmp(fn, "_start") == 0 || strcmp(fn, LP_SYM_BELOW_MAIN) == 0)
-        return LP_FN_BELOW_MAIN;
-    return LP_FN_NORMAL;
-}
-
-bool lp_sym_is_below_main(const char *fn)
-{
-    return lp_sym_fn_kind(fn) != LP_FN_NORMAL;
 }

@@ -79,6 +79,24 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
 const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
                           uintptr_t *start);
 
+/*
+ * The demangled name of the out-of-line function containing ip (at
+ * ip - 1 when is_return), as lp_sym_resolve's last frame names it, or
+ * NULL when unknown. Cheaper than lp_sym_resolve: a symbol table lookup
+ * (DWARF only for code without a symbol), no line table, no inline
+ * scopes; cached per address. For deciding where a stack ends and which
+ * frames are allocation functions without symbolizing every frame.
+ */
+const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return);
+
+/*
+ * Write what was resolved since the last save into the per-object cache
+ * files (report/symcache.h), so the next process running the same
+ * objects need not read their debug info again. Also done by
+ * lp_sym_refresh(). Failures are silent (the cache is an optimisation).
+ */
+void lp_sym_save_cache(struct lp_sym *sym);
+
 /* Re-read the process's module list (after dlopen). */
 void lp_sym_refresh(struct lp_sym *sym);
 

@@ -1,50 +1,178 @@
 #!/bin/bash
-# make bench: one allocation-heavy workload, timed natively, under
-# libleakprof.so (with and without massif snapshots), under heaptrack and
-# under Valgrind Memcheck; medians of several runs and ratios to native.
+# make bench: real programs, timed natively and under libleakprof.so in
+# each mode, beside heaptrack (and Valgrind with BENCH_VALGRIND=1), with
+# the runs of one workload interleaved (native, mode 1, mode 2, ...,
+# native, mode 1, ...) so a noisy shared machine slows all of them alike.
+# Prints per workload and mode: median wall seconds, ratio to native,
+# ratio to heaptrack, and median peak RSS (of the largest process).
+#
+#   RUNS=5              runs per cell (median), default 3
+#   BENCH_ONLY="storm1 sqlite"  only these workloads
+#   BENCH_MODES="native default massif0"  only these modes
+#   BENCH_VALGRIND=1    also Memcheck and Massif (one run; takes minutes)
+#   BENCH_LIB=/path/libleakprof.so   measure another build
+#   BENCH_BEFORE=/path/libleakprof.so  also modes "before" and "before0"
+#                       (that build, default and massif=0), interleaved
+#
+# Workloads: storm1/storm2 (malloc/free storm, 1 and 2 threads), sqlite
+# (sqlite3 CLI, 40,000 inserts + index), python (PYTHONMALLOC=malloc,
+# json/re/sqlite3/ast), gcc (gcc -O1 -c hello.c, children traced), make
+# (make -j2 of five small C files, children traced), live1m (1,000,000
+# blocks live at exit). Modes: native, default, massif0 (massif=0),
+# fp (unwind=fp), sampled (sample_bytes=524288), heaptrack, memcheck,
+# massif. Benchmarks are never part of `make test`.
 set -u
 O=${O:-build}
 cd "$(dirname "$0")/../.." || exit 2
-RUNS=${RUNS:-5}
-OPS=${OPS:-400000}
-bin=$O/bench/bench_malloc
-mkdir -p "$O/bench"
-cc -O2 -g -pthread -o "$bin" tests/bench/bench_malloc.c || exit 1
-lib=$(pwd)/$O/libleakprof.so
+TOP=$(pwd)
+RUNS=${RUNS:-3}
+OPS=${OPS:-2000000}
+lib=${BENCH_LIB:-$TOP/$O/libleakprof.so}
+bindir=$TOP/$O/bench
+mkdir -p "$bindir"
+cc -O2 -g -pthread -o "$bindir/bench_malloc" tests/bench/bench_malloc.c || exit 1
+cc -O2 -g -o "$bindir/live_blocks" tests/bench/live_blocks.c || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+PY3=/usr/bin/python3
+[ -x $PY3 ] || PY3=python3
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-timeit() { # name runs cmd...
-    local name=$1 runs=$2; shift 2
-    local i s e
-    for ((i = 0; i < runs; i++)); do
-        s=$(date +%s.%N)
-        (cd "$tmp" && "$@" >/dev/null 2>&1)
-        e=$(date +%s.%N)
-        echo "$e - $s" | bc -l
-    done | median
-}
-printf '%-28s %8s %10s %8s\n' "workload: $OPS ops/thread" threads seconds ratio
-for th in 1 4; do
-    native=$(timeit native "$RUNS" "$(pwd)/$bin" "$th" "$OPS")
-    printf '%-28s %8s %10.3f %8s\n' native "$th" "$native" 1.00
-    row() {
-        local name=$1 runs=$2; shift 2
-        local t; t=$(timeit "$name" "$runs" "$@")
-        printf '%-28s %8s %10.3f %8.2f\n' "$name" "$th" "$t" "$(echo "$t / $native" | bc -l)"
+# ---- inputs -------------------------------------------------------------
+$PY3 - >"$tmp/ins.sql" <<'PY'
+print('CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, v REAL);')
+print('BEGIN;')
+for i in range(40000):
+    print(f"INSERT INTO t(name, v) VALUES('name{i*7919%40000}', {i}.5);")
+print('COMMIT;')
+print('CREATE INDEX tn ON t(name);')
+print('SELECT count(*), sum(v) FROM t;')
+PY
+cat >"$tmp/work.py" <<'PY'
+import ast, json, re, sqlite3
+import argparse, dataclasses, inspect, typing
+src = [open(m.__file__).read() for m in (argparse, dataclasses, inspect, typing, json.decoder, re._parser)]
+code = [compile(ast.parse(s), "x", "exec") for s in src]
+data = [{"id": i, "name": "item%d" % i, "tags": ["a%d" % (i % 7)], "v": i * 1.5} for i in range(20000)]
+s = json.dumps(data)
+back = json.loads(s)
+pat = re.compile(r"item(\d+)7\b")
+hits = sum(1 for d in back if pat.match(d["name"]))
+db = sqlite3.connect(":memory:")
+db.execute("create table t(id integer primary key, name text, v real)")
+db.executemany("insert into t values (?,?,?)", ((d["id"], d["name"], d["v"]) for d in back))
+db.execute("create index ix on t(name)")
+n = db.execute("select count(*) from t where name like 'item1%'").fetchone()[0]
+print(len(s), hits, n, len(code))
+PY
+printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' >"$tmp/hello.c"
+mkdir -p "$tmp/proj"
+for i in 1 2 3 4 5; do
+    cat >"$tmp/proj/f$i.c" <<EOF
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+struct item$i { int k; char name[32]; struct item$i *next; };
+struct item$i *make$i(int n)
+{
+    struct item$i *h = NULL;
+    for (int j = 0; j < n; j++) {
+        struct item$i *it = calloc(1, sizeof(*it));
+        it->k = j * $i;
+        snprintf(it->name, sizeof(it->name), "item%d", j);
+        it->next = h;
+        h = it;
     }
-    row "leakprof (massif=0)" "$RUNS" env LD_PRELOAD="$lib" LEAKPROF_OPTIONS=massif=0 "$(pwd)/$bin" "$th" "$OPS"
-    row "leakprof (default)" "$RUNS" env LD_PRELOAD="$lib" "$(pwd)/$bin" "$th" "$OPS"
-    if command -v heaptrack >/dev/null; then
-        row heaptrack 3 heaptrack -o "$tmp/ht" "$(pwd)/$bin" "$th" "$OPS"
-    else
-        printf '%-28s %8s %10s\n' heaptrack "$th" "(not installed)"
-    fi
-    if command -v valgrind >/dev/null; then
-        row "valgrind memcheck" 1 valgrind --leak-check=full "$(pwd)/$bin" "$th" "$OPS"
-        row "valgrind massif" 1 valgrind --tool=massif --massif-out-file=/dev/null "$(pwd)/$bin" "$th" "$OPS"
-    else
-        printf '%-28s %8s %10s\n' valgrind "$th" "(not installed)"
-    fi
+    return h;
+}
+EOF
 done
+printf 'int main(void) { return 0; }\n' >"$tmp/proj/main.c"
+cat >"$tmp/proj/Makefile" <<'EOF'
+OBJS = f1.o f2.o f3.o f4.o f5.o main.o
+prog: $(OBJS)
+	cc -o $@ $(OBJS)
+%.o: %.c
+	cc -O1 -c -o $@ $<
+clean:
+	rm -f prog $(OBJS)
+EOF
+
+# ---- workloads and modes --------------------------------------------------
+# cmd_of WORKLOAD: the command line in CMD (run in $tmp, stdin from IN).
+cmd_of() {
+    IN=/dev/null
+    case $1 in
+    storm1) CMD=("$bindir/bench_malloc" 1 "$OPS") ;;
+    storm2) CMD=("$bindir/bench_malloc" 2 "$OPS") ;;
+    sqlite) CMD=(sqlite3 :memory:); IN=$tmp/ins.sql ;;
+    python) CMD=(env PYTHONMALLOC=malloc "$PY3" "$tmp/work.py") ;;
+    gcc) CMD=(gcc -O1 -c -o "$tmp/hello.o" "$tmp/hello.c") ;;
+    make) CMD=(make -s -j2 -C "$tmp/proj") ;;
+    live1m) CMD=("$bindir/live_blocks" 1000000) ;;
+    esac
+}
+available() { # workload
+    case $1 in
+    sqlite) command -v sqlite3 >/dev/null ;;
+    gcc | make) command -v gcc >/dev/null && command -v make >/dev/null ;;
+    *) true ;;
+    esac
+}
+# run_mode MODE WORKLOAD: prints "seconds maxrss_kb". Every process the
+# workload starts is profiled (trace_children=yes: gcc and make exec
+# their tools; elsewhere it only lets env exec the program).
+run_mode() {
+    local mode=$1 w=$2 opts="log=$tmp/lp.%p.txt:trace_children=yes" pre=()
+    case $mode in
+    native) pre=() ;;
+    default) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts") ;;
+    massif0) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts:massif=0") ;;
+    fp) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts:unwind=fp") ;;
+    sampled) pre=(env LD_PRELOAD="$lib" LEAKPROF_OPTIONS="$opts:sample_bytes=524288") ;;
+    before) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts") ;;
+    before0) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts:massif=0") ;;
+    heaptrack) pre=(heaptrack -o "$tmp/ht") ;;
+    memcheck) pre=(valgrind --leak-check=full --log-file="$tmp/mc.txt" --trace-children=yes) ;;
+    massif) pre=(valgrind --tool=massif --massif-out-file="$tmp/ms.%p" --trace-children=yes) ;;
+    esac
+    cmd_of "$w"
+    [ "$w" = make ] && make -s -C "$tmp/proj" clean >/dev/null 2>&1
+    (cd "$tmp" && /usr/bin/time -f '%e %M' -o "$tmp/time" "${pre[@]}" "${CMD[@]}" <"$IN" >/dev/null 2>&1)
+    tail -1 "$tmp/time"
+    rm -f "$tmp"/lp.*.txt "$tmp"/massif.out.* "$tmp"/ht* "$tmp"/ms.* "$tmp"/mc.txt
+}
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+
+workloads=${BENCH_ONLY:-storm1 storm2 sqlite python gcc make live1m}
+modes=${BENCH_MODES:-native default massif0 fp sampled heaptrack}
+command -v heaptrack >/dev/null || modes=$(echo "$modes" | sed 's/heaptrack//')
+[ -n "${BENCH_BEFORE:-}" ] && modes="$modes before before0"
+if [ "${BENCH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+    modes="$modes memcheck massif"
+fi
+[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)"; exit 1; }
+
+printf '%-8s %-10s %9s %8s %9s %9s\n' workload mode seconds x-native x-heaptr peak-MB
+for w in $workloads; do
+    available "$w" || { printf '%-8s (not available)\n' "$w"; continue; }
+    declare -A T=() M=()
+    for ((r = 0; r < RUNS; r++)); do
+        for m in $modes; do
+            case $m in memcheck | massif) [ $r -gt 0 ] && continue ;; esac
+            read -r s kb < <(run_mode "$m" "$w")
+            T[$m]+="$s "
+            M[$m]+="$kb "
+        done
+    done
+    nat=$(echo "${T[native]:-}" | tr ' ' '\n' | grep . | median)
+    ht=$(echo "${T[heaptrack]:-}" | tr ' ' '\n' | grep . | median)
+    for m in $modes; do
+        t=$(echo "${T[$m]:-}" | tr ' ' '\n' | grep . | median)
+        kb=$(echo "${M[$m]:-}" | tr ' ' '\n' | grep . | median)
+        xn=$(awk -v a="$t" -v b="$nat" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+        xh=$(awk -v a="$t" -v b="$ht" 'BEGIN { if (b > 0 && b != "nan") printf "%.2f", a / b; else print "-" }')
+        printf '%-8s %-10s %9s %8s %9s %9.1f\n' "$w" "$m" "$t" "$xn" "$xh" "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')"
+    done
+    unset T M
+done
+echo "(medians of $RUNS interleaved runs; heaptrack traces only the first process of gcc/make)"

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_REPORT_SYMCACHE_H
+#define LP_REPORT_SYMCACHE_H
+/*
+ * symcache.h - what the symbolizer learnt about one object file, kept
+ * across processes: a file per build-id under $XDG_CACHE_HOME/leakprof
+ * (else ~/.cache/leakprof) holding, per address offset in the object,
+ * the resolved frames (function, linkage name, file, line, inlined) or
+ * only the out-of-line function's name. A 20-process `make` then reads
+ * the C library's compressed debug info once, not 20 times.
+ *
+ * A file is used only when its header matches this format's version, the
+ * build-id of the symbolizer that wrote it (a rebuilt libleakprof.so
+ * starts afresh) and the state of the object's separate debug file (size
+ * and mtime of /usr/lib/debug/.build-id/xx/yyyy.debug, or its absence):
+ * installing debug symbols invalidates it. A file that does not parse is ignored
+ * whole. Files are written to a temporary name (O_EXCL) and renamed into
+ * place, mode 0666 & ~umask, the directory 0700; two processes racing
+ * lose one's additions, never the file. Nothing is read or written in
+ * secure execution (AT_SECURE) or with LEAKPROF_SYMCACHE=0.
+ *
+ * Context: COLD (report time; the caller holds the preload guard).
+ * Memory: libc malloc.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/symbolize.h"
+
+/* One address: n >= 1 frames (frames[k].addr and .obj are not stored:
+ * the reader sets them), or n == 0 with only fn (lp_sym_function). */
+struct lp_symcache_rec {
+    uint64_t off;
+    int n;
+    const char *fn;
+    struct lp_sym_frame frames[LP_SYM_MAX_INLINE];
+};
+
+/* The cache file of an object with this build-id and the state of its
+ * debug file, into path/state. Returns 0, or -1 when there is no cache
+ * (disabled, secure mode, no usable directory, no build-id). */
+int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
+                       size_t pathlen, char *state, size_t statelen);
+
+/* Read path; for a valid file whose state matches, call add() for each
+ * record (its strings live only during the call). Returns the number of
+ * records, or -1 (missing, stale or corrupt: nothing was added). */
+int lp_symcache_read(const char *path, const char *state,
+                     void (*add)(void *ctx, const struct lp_symcache_rec *r),
+                     void *ctx);
+
+/* Write recs[0..n) as the new content of path. Returns 0 or -errno. */
+int lp_symcache_write(const char *path, const char *state,
+                      const struct lp_symcache_rec *const *recs, size_t n);
+
+#endif /* LP_REPORT_SYMCACHE_H */

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symindex.c - address -> ELF symbol for one module, answering as
+ * libdwfl's dwfl_module_addrinfo does, by binary search over the module's
+ * symbols sorted once by address: libdwfl walks every symbol on each
+ * lookup (cc1 has ~10^5), which made exit time grow with the binary.
+ * Context: COLD (report time). Memory: libc malloc.
+ */
+#include "report/symindex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One candidate of the address -> symbol search, as libdwfl's
+ * dwfl_module_addrinfo considers them (named, defined, not a section,
+ * file or TLS symbol). */
+struct sym_rec {
+    GElf_Addr value, size;
+    GElf_Addr max_end; /* max value + size over recs[0..i], sorted order */
+    const char *name;
+    unsigned char info; /* st_info */
+    int idx;            /* symbol table index: libdwfl's search order */
+    int last_sizeless;  /* last sizeless rec at or before i, or -1 */
+};
+
+struct lp_symindex {
+    struct sym_rec *recs; /* sorted by value */
+    size_t nrecs;
+    int first_global;
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const struct sym_rec *x = a, *y = b;
+
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+struct lp_symindex *lp_symindex_new(Dwfl_Module *mod, lp_symindex_fn_cb fn,
+                                    void *ctx)
+{
+    struct lp_symindex *m = calloc(1, sizeof(*m));
+    int i, n = dwfl_module_getsymtab(mod);
+    size_t k;
+
+    if (m == NULL)
+        return NULL;
+    m->first_global = n > 0 ? dwfl_module_getsymtab_first_global(mod) : 0;
+    m->recs = n > 0 ? malloc(sizeof(*m->recs) * (size_t)n) : NULL;
+    if (m->recs == NULL) {
+        free(m);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        GElf_Sym es;
+        GElf_Addr value;
+        const char *nm = dwfl_module_getsym_info(mod, i, &es, &value, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(es.st_info);
+
+        if (nm == NULL || nm[0] == '\0' || es.st_shndx == SHN_UNDEF)
+            continue;
+        if (type != STT_SECTION && type != STT_FILE && type != STT_TLS) {
+            struct sym_rec *r = &m->recs[m->nrecs++];
+
+            r->value = value;
+            r->size = es.st_size;
+            r->name = nm;
+            r->info = es.st_info;
+            r->idx = i;
+        }
+        if (i != 0 && type == STT_FUNC && fn != NULL)
+            fn(ctx, nm, value);
+    }
+    if (m->nrecs > 0)
+        qsort(m->recs, m->nrecs, sizeof(*m->recs), cmp_rec);
+    for (k = 0; k < m->nrecs; k++) {
+        struct sym_rec *r = &m->recs[k];
+        GElf_Addr end = r->value + r->size;
+
+        r->max_end = k > 0 && m->recs[k - 1].max_end > end ? m->recs[k - 1].max_end : end;
+        r->last_sizeless = r->size == 0 ? (int)k : k > 0 ? m->recs[k - 1].last_sizeless : -1;
+    }
+    return m;
+}
+
+void lp_symindex_free(struct lp_symindex *ix)
+{
+    if (ix != NULL) {
+        free(ix->recs);
+        free(ix);
+    }
+}
+
+/* libdwfl's preference between symbols (GELF_ST_BIND, higher better). */
+static int binding_value(unsigned char info)
+{
+    switch (GELF_ST_BIND(info)) {
+    case STB_GLOBAL:
+        return 3;
+    case STB_WEAK:
+        return 2;
+    case STB_LOCAL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Would libdwfl's search take r over the current best c? */
+static bool rec_better(const struct sym_rec *c, const struct sym_rec *r)
+{
+    if (c == NULL || c->value < r->value ||
+        binding_value(c->info) < binding_value(r->info))
+        return true;
+    return c->value == r->value &&
+           ((c->size > r->size && binding_value(c->info) <= binding_value(r->info)) ||
+            (c->size >= r->size && binding_value(c->info) < binding_value(r->info)));
+}
+
+#define SYM_MAX_CONTAINING 32
+#define SYM_MAX_WALK 256
+
+/*
+ * dwfl_module_addrinfo's answer (the name, st_info, st_size, offset) from
+ * the sorted index. libdwfl searches the globals first, then (only when
+ * no sized global contains addr) the locals, keeping the sized symbol
+ * containing addr that starts closest (binding, then size, break ties);
+ * only with no such symbol does it fall back to a sizeless label in the
+ * same section. The sized case is answered here exactly; so is "no
+ * symbol at all"; the rare label case goes to libdwfl.
+ */
+const char *lp_symindex_lookup(struct lp_symindex *m, Dwfl_Module *mod,
+                               GElf_Addr addr, GElf_Off *off, GElf_Sym *es)
+{
+    const struct sym_rec *in[SYM_MAX_CONTAINING], *best = NULL;
+    size_t lo = 0, hi, nin = 0, j, steps = 0;
+    int pass;
+
+    if (m == NULL || m->recs == NULL)
+        return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+    hi = m->nrecs;
+    while (lo < hi) { /* first rec with value > addr */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (m->recs[mid].value <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    for (j = lo; j-- > 0 && m->recs[j].max_end > addr;) {
+        const struct sym_rec *r = &m->recs[j];
+
+        if (++steps > SYM_MAX_WALK || nin == SYM_MAX_CONTAINING)
+            return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+        if (r->size != 0 && addr - r->value < r->size)
+            in[nin++] = r;
+    }
+    for (j = lo; j-- > 0 && m->recs[j].value == addr;)
+        if (m->recs[j].size == 0) /* an exact label: libdwfl's own rules */
+            return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+    /* Replay libdwfl's loop over the containing symbols, in its order:
+     * globals, then (when none was taken) locals, each by index. */
+    for (pass = 0; pass < 2 && best == NULL; pass++) {
+        int last = -1;
+
+        for (;;) {
+            const struct sym_rec *r = NULL;
+            size_t k;
+
+            for (k = 0; k < nin; k++)
+                if ((in[k]->idx >= m->first_global) == (pass == 0) &&
+                    in[k]->idx > last && (r == NULL || in[k]->idx < r->idx))
+                    r = in[k];
+            if (r == NULL)
+                break;
+            last = r->idx;
+            if (rec_better(best, r))
+                best = r;
+        }
+    }
+    if (best == NULL) {
+        int ls = m->recs[lo - 1].last_sizeless;
+
+        /* No sized symbol contains addr: a label is taken only when it
+         * lies at or past the end of every symbol below addr. */
+        if (ls < 0 || m->recs[ls].value < m->recs[lo - 1].max_end)
+            return NULL;
+        return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+    }
+    memset(es, 0, sizeof(*es));
+    es->st_info = best->info;
+    es->st_size = best->size;
+    es->st_value = best->value;
+    *off = addr - best->value;
+    return best->name;
+}
+
+/* ---- compile units by address ------------------------------------------ */
+
+/* One address range of a compile unit (DW_AT_low_pc/high_pc/ranges). */
+struct sym_cu {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die die;
+};
+
+struct lp_cuindex {
+    struct sym_cu *cus; /* sorted by lo */
+    size_t ncus;
+    Dwarf_Addr cu_bias;
+};
+
+static int cmp_cu(const void *a, const void *b)
+{
+    const struct sym_cu *x = a, *y = b;
+
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Every CU's address ranges, from the CUs themselves: clang emits no
+ * .debug_aranges, which libdwfl's address -> CU lookup relies on. */
+static void read_cus(struct lp_cuindex *m, Dwfl_Module *mod)
+{
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr bias = 0;
+    size_t cap = 0;
+
+    while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+        Dwarf_Addr base, start, end;
+        ptrdiff_t off = 0;
+
+        m->cu_bias = bias;
+        while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+            if (start >= end)
+                continue;
+            if (m->ncus == cap) {
+                struct sym_cu *more;
+
+                cap = cap ? cap * 2 : 64;
+                more = realloc(m->cus, cap * sizeof(*more));
+                if (more == NULL)
+                    return;
+                m->cus = more;
+            }
+            m->cus[m->ncus].lo = start;
+            m->cus[m->ncus].hi = end;
+            m->cus[m->ncus].die = *cu;
+            m->ncus++;
+        }
+    }
+    if (m->ncus > 1)
+        qsort(m->cus, m->ncus, sizeof(*m->cus), cmp_cu);
+}
+
+struct lp_cuindex *lp_cuindex_new(Dwfl_Module *mod)
+{
+    struct lp_cuindex *ix = calloc(1, sizeof(*ix));
+
+    if (ix != NULL)
+        read_cus(ix, mod);
+    return ix;
+}
+
+void lp_cuindex_free(struct lp_cuindex *ix)
+{
+    if (ix != NULL) {
+        free(ix->cus);
+        free(ix);
+    }
+}
+
+Dwarf_Die *lp_cuindex_find(struct lp_cuindex *m, Dwarf_Addr addr,
+                           Dwarf_Addr *bias)
+{
+    size_t lo = 0, hi, steps;
+    Dwarf_Addr rel;
+
+    if (m == NULL)
+        return NULL;
+    rel = addr - m->cu_bias;
+    hi = m->ncus;
+    while (lo < hi) { /* first range starting above rel */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (m->cus[mid].lo <= rel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (steps = 0; lo-- > 0 && steps < 16; steps++)
+        if (rel < m->cus[lo].hi) {
+            *bias = m->cu_bias;
+            return &m->cus[lo].die;
+        }
+    return NULL;
+}

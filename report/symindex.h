@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_REPORT_SYMINDEX_H
+#define LP_REPORT_SYMINDEX_H
+/*
+ * symindex.h - one module's ELF symbols sorted by address, so that an
+ * address -> symbol lookup is a binary search with libdwfl's own answer
+ * (dwfl_module_addrinfo: the sized symbol containing the address that
+ * starts closest, globals before locals, binding then size breaking
+ * ties; the rare sizeless-label case is passed to libdwfl itself).
+ * Also: compile units by address. Private to report/symbolize.c.
+ * Context: COLD. Memory: libc malloc.
+ */
+#include <elfutils/libdwfl.h>
+
+struct lp_symindex;
+
+/* Called once per defined, named STT_FUNC symbol (index > 0) while the
+ * index is built: the symbolizer's alias table. */
+typedef void (*lp_symindex_fn_cb)(void *ctx, const char *name, GElf_Addr value);
+
+/* Index mod's symbol table (loading it if needed); NULL when the module
+ * has none or memory runs out. Names point into libdwfl's tables. */
+struct lp_symindex *lp_symindex_new(Dwfl_Module *mod, lp_symindex_fn_cb fn,
+                                    void *ctx);
+void lp_symindex_free(struct lp_symindex *ix);
+
+/* dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL), answered
+ * from ix (ix == NULL: libdwfl itself). es gets st_info, st_size and
+ * st_value only. */
+const char *lp_symindex_lookup(struct lp_symindex *ix, Dwfl_Module *mod,
+                               GElf_Addr addr, GElf_Off *off, GElf_Sym *es);
+
+/*
+ * Compile units by address from the CUs' own DW_AT_low_pc/high_pc and
+ * DW_AT_ranges, read once per module: clang emits no .debug_aranges,
+ * which libdwfl's dwfl_module_addrdie relies on. lp_cuindex_find returns
+ * the CU DIE containing addr (and the module's bias), or NULL.
+ */
+struct lp_cuindex;
+struct lp_cuindex *lp_cuindex_new(Dwfl_Module *mod);
+void lp_cuindex_free(struct lp_cuindex *ix);
+Dwarf_Die *lp_cuindex_find(struct lp_cuindex *ix, Dwarf_Addr addr,
+                           Dwarf_Addr *bias);
+
+#endif /* LP_REPORT_SYMINDEX_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_symindex.c - the symbolizer's speed-ups must not change an answer:
+ * the sorted symbol index answers every address of libc, libdw and this
+ * binary exactly as dwfl_module_addrinfo does; the per-build-id cache
+ * files round-trip, and a stale, foreign or corrupt file is ignored; a
+ * symbolizer reading the cache gives the frames a fresh one computes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/symcache.h"
+#include "report/symbolize.h"
+#include "report/symindex.h"
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &debuginfo_path,
+};
+
+struct check {
+    unsigned long addrs, mismatches;
+};
+
+static void compare_at(Dwfl_Module *mod, struct lp_symindex *ix, GElf_Addr a,
+                       struct check *c)
+{
+    GElf_Off o1 = 0, o2 = 0;
+    GElf_Sym s1, s2;
+    const char *n1 = dwfl_module_addrinfo(mod, a, &o1, &s1, NULL, NULL, NULL);
+    const char *n2 = lp_symindex_lookup(ix, mod, a, &o2, &s2);
+
+    c->addrs++;
+    if ((n1 == NULL) != (n2 == NULL) ||
+        (n1 != NULL && (strcmp(n1, n2) != 0 || o1 != o2 ||
+                        s1.st_info != s2.st_info || s1.st_size != s2.st_size))) {
+        if (c->mismatches++ < 5)
+            fprintf(stderr, "0x%llx: libdwfl %s+%llu, index %s+%llu\n",
+                    (unsigned long long)a, n1 ? n1 : "(none)",
+                    (unsigned long long)o1, n2 ? n2 : "(none)",
+                    (unsigned long long)o2);
+    }
+}
+
+static int check_module(Dwfl_Module *mod, void **ud, const char *name,
+                        Dwarf_Addr start, void *arg)
+{
+    struct check *c = arg;
+    struct lp_symindex *ix = lp_symindex_new(mod, NULL, NULL);
+    Dwarf_Addr lo, hi, a, step;
+    int i, n = dwfl_module_getsymtab(mod);
+
+    (void)ud;
+    (void)start;
+    dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+    if (name == NULL || strstr(name, "vdso"))
+        goto out;
+    /* Every symbol's edges, and a sweep over the whole module. */
+    for (i = 1; i < n; i++) {
+        GElf_Sym es;
+        GElf_Addr v;
+
+        if (dwfl_module_getsym_info(mod, i, &es, &v, NULL, NULL, NULL) == NULL)
+            continue;
+        compare_at(mod, ix, v, c);
+        compare_at(mod, ix, v + es.st_size / 2, c);
+        if (es.st_size)
+            compare_at(mod, ix, v + es.st_size - 1, c);
+        compare_at(mod, ix, v + es.st_size, c);
+    }
+    step = (hi - lo) / 20000 + 1;
+    for (a = lo; a < hi; a += step)
+        compare_at(mod, ix, a, c);
+out:
+    lp_symindex_free(ix);
+    return DWARF_CB_OK;
+}
+
+static void test_symindex_answers_as_libdwfl_everywhere(void **state)
+{
+    Dwfl *dwfl = dwfl_begin(&callbacks);
+    struct check c = { 0, 0 };
+
+    (void)state;
+    assert_non_null(dwfl);
+    dwfl_report_begin(dwfl);
+    assert_int_equal(dwfl_linux_proc_report(dwfl, getpid()), 0);
+    assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+    dwfl_getmodules(dwfl, check_module, &c, 0);
+    dwfl_end(dwfl);
+    assert_true(c.addrs > 50000); /* libc alone has thousands of symbols */
+    assert_int_equal(c.mismatches, 0);
+}
+
+static void count_rec(void *ctx, const struct lp_symcache_rec *r)
+{
+    int *n = ctx;
+
+    if (r->n == 2 && strcmp(r->frames[1].fn, "outer") == 0 &&
+        r->frames[1].mangled == NULL && r->frames[0].line == 12 &&
+        r->frames[1].inlined && strcmp(r->frames[0].file, "a.c") == 0)
+        *n += 100;
+    else if (r->n == 0 && r->fn == NULL)
+        *n += 1;
+}
+
+static void test_symcache_round_trip_and_rejects_stale_or_corrupt(void **state)
+{
+    char dir[] = "/tmp/lp-symcache-XXXXXX", path[512], bad[1024];
+    struct lp_symcache_rec a = { .off = 0x1234, .n = 2 }, b = { .off = 0x99 };
+    const struct lp_symcache_rec *recs[] = { &a, &b };
+    int n = 0;
+    FILE *f;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/sub/x.sym", dir);
+    a.frames[0].fn = "inner";
+    a.frames[0].mangled = "_Z5innerv";
+    a.frames[0].file = "a.c";
+    a.frames[0].line = 12;
+    a.frames[1].fn = "outer";
+    a.frames[1].inlined = true;
+    assert_int_equal(lp_symcache_write(path, "by x debug none", recs, 2), 0);
+    assert_int_equal(lp_symcache_read(path, "by x debug none", count_rec, &n), 2);
+    assert_int_equal(n, 101);
+    n = 0;
+    /* Another symbolizer build or debug state: ignored whole. */
+    assert_int_equal(lp_symcache_read(path, "by y debug none", count_rec, &n), -1);
+    assert_int_equal(n, 0);
+    /* Truncated: ignored whole, nothing delivered. */
+    f = fopen(path, "r+");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), 60), 0);
+    fclose(f);
+    assert_int_equal(lp_symcache_read(path, "by x debug none", count_rec, &n), -1);
+    assert_int_equal(n, 0);
+    snprintf(bad, sizeof(bad), "rm -rf '%s'", dir);
+    assert_int_equal(system(bad), 0);
+}
+
+__attribute__((noinline)) static int probe_function(int x)
+{
+    return x * 3 + 1;
+}
+
+static void test_symbolizer_from_cache_gives_fresh_answers(void **state)
+{
+    char dir[] = "/tmp/lp-symcache-XXXXXX", cmd[256];
+    uintptr_t ips[] = {
+        (uintptr_t)&probe_function + 1, (uintptr_t)&printf + 4,
+        (uintptr_t)&malloc + 2, (uintptr_t)&test_symbolizer_from_cache_gives_fresh_answers + 8,
+    };
+    struct lp_sym_frame fresh[4][LP_SYM_MAX_INLINE], cached[LP_SYM_MAX_INLINE];
+    int nf[4], i, k;
+    struct lp_sym *s;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    setenv("XDG_CACHE_HOME", dir, 1);
+    s = lp_sym_new();
+    assert_non_null(s);
+    for (i = 0; i < 4; i++)
+        nf[i] = lp_sym_resolve(s, ips[i], true, fresh[i], LP_SYM_MAX_INLINE);
+    assert_non_null(lp_sym_function(s, ips[0] + 2, true));
+    lp_sym_save_cache(s);
+    snprintf(cmd, sizeof(cmd), "ls '%s'/leakprof/*.sym >/dev/null 2>&1", dir);
+    assert_int_equal(system(cmd), 0);
+    /* A second symbolizer reads them back: same frames, strings equal. */
+    {
+        struct lp_sym *t = lp_sym_new();
+
+        assert_non_null(t);
+        for (i = 0; i < 4; i++) {
+            int n = lp_sym_resolve(t, ips[i], true, cached, LP_SYM_MAX_INLINE);
+
+            assert_int_equal(n, nf[i]);
+            for (k = 0; k < n; k++) {
+                assert_true(cached[k].addr == fresh[i][k].addr);
+                assert_int_equal(cached[k].line, fresh[i][k].line);
+                assert_int_equal(cached[k].inlined, fresh[i][k].inlined);
+                assert_true((cached[k].fn == NULL) == (fresh[i][k].fn == NULL));
+                if (cached[k].fn)
+                    assert_string_equal(cached[k].fn, fresh[i][k].fn);
+                if (fresh[i][k].file)
+                    assert_string_equal(cached[k].file, fresh[i][k].file);
+                if (fresh[i][k].obj)
+                    assert_string_equal(cached[k].obj, fresh[i][k].obj);
+            }
+        }
+        assert_string_equal(lp_sym_function(t, ips[0] + 2, true),
+                            lp_sym_function(s, ips[0] + 2, true));
+        lp_sym_free(t);
+    }
+    lp_sym_free(s);
+    unsetenv("XDG_CACHE_HOME");
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(probe_function(1), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_symindex_answers_as_libdwfl_everywhere),
+        cmocka_unit_test(test_symcache_round_trip_and_rejects_stale_or_corrupt),
+        cmocka_unit_test(test_symbolizer_from_cache_gives_fresh_answers),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
