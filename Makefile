@@ -20,6 +20,10 @@ CFLAGS_BASE += -Werror
 endif
 PRELOAD_CFLAGS := -fvisibility=hidden -ftls-model=initial-exec
 LIBS := -lunwind -ldw -lelf -lpthread -ldl -lm
+# libleakprof.so loads libdw (and libelf) itself when it first symbolizes
+# (preload/libdw_lazy.c): no TLS module of theirs at startup, so threads'
+# DTV blocks have Memcheck's size. libunwind.a is not PIC: stays shared.
+PRELOAD_LIBS := -lunwind -lpthread -ldl -lm
 
 # Debian packages this project needs, and a header each one provides.
 DEPS_PKGS := libunwind-dev libdw-dev uthash-dev libcmocka-dev
@@ -44,7 +48,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(O)/test/%)
 UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
 SAMPLE_BIN  := $(SAMPLES_C:samples/%.c=$(O)/samples/%) $(SAMPLES_CXX:samples/%.cpp=$(O)/samples/%)
 # Preload objects a unit test may link: everything but the libc symbols.
-PRELOAD_TESTABLE := $(filter-out $(O)/preload/hooks.o $(O)/preload/main.o $(O)/preload/process.o $(O)/preload/cxx.o,$(PRELOAD_OBJ))
+PRELOAD_TESTABLE := $(filter-out $(O)/preload/hooks.o $(O)/preload/main.o $(O)/preload/process.o $(O)/preload/cxx.o $(O)/preload/libdw_lazy.o,$(PRELOAD_OBJ))
 
 .PHONY: all deps test unit e2e demo bench asan install uninstall clean check-hotpath report-tests
 all: $(O)/libleakprof.so $(O)/leakprint $(O)/leakprof $(SAMPLE_BIN)
@@ -74,7 +78,7 @@ $(O)/libpreload-test.a: $(PRELOAD_TESTABLE)
 $(O)/libleakprof.so: $(PRELOAD_OBJ) $(O)/libreport.a preload/exports.map
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-z,defs -Wl,--version-script=preload/exports.map \
-	  -o $@ $(PRELOAD_OBJ) $(O)/libreport.a $(LIBS) $(LDSAN)
+	  -o $@ $(PRELOAD_OBJ) $(O)/libreport.a $(PRELOAD_LIBS) $(LDSAN)
 
 $(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LIBS) $(LDSAN)

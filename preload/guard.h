@@ -14,10 +14,11 @@
 #include <errno.h>
 
 #include "preload/lp.h"
+#include "preload/tcb_slot.h"
 
 enum lp_state { LP_STATE_BOOT = 0, LP_STATE_READY, LP_STATE_DONE };
 
-extern LP_TLS bool lp_guard_held; /* the per-thread guard */
+#define lp_guard_held (lp_self.guard_held) /* the per-thread guard */
 extern int lp_state;              /* enum lp_state, atomically accessed */
 
 struct lp_guard {

@@ -28,6 +28,7 @@
 
 #include "preload/arena.h"
 #include "preload/guard.h"
+#include "preload/tcb_slot.h"
 
 enum { REC_FREE = 0, REC_STARTING, REC_ALIVE, REC_DEAD };
 
@@ -139,6 +140,7 @@ static void *thread_main(void *p)
     void *volatile arg = r->arg;
     void *ret;
 
+    lp_tcb_slot_reset(); /* a cached stack keeps a dead thread's bytes */
     rec_register_self(r);
     pthread_cleanup_push(mark_dead, r);
     ret = start(arg);

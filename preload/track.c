@@ -24,7 +24,7 @@ static inline size_t usable(void *p)
 }
 
 static int init_state; /* 0 none, 1 running, 2 done */
-static LP_TLS bool init_here;
+#define init_here (lp_self.track_init_here)
 
 bool lp_track_init(void)
 {
@@ -57,7 +57,7 @@ bool lp_track_init(void)
  * seen). Untracked blocks cost nothing but this countdown; their frees
  * find no table entry and pass through.
  */
-static LP_TLS uint64_t sample_left;
+#define sample_left (lp_self.sample_left)
 
 static inline bool sampled_out(size_t size)
 {
