@@ -99,6 +99,13 @@ $(O)/samples/dlopen_app: samples/dlopen_app.c $(O)/samples/libctorlib.so
 $(O)/samples/before_main: samples/before_main.c $(O)/samples/libctorlib.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/samples -lctorlib -Wl,-rpath,'$$ORIGIN'
 
+# reach_tls dlopens a library with __thread variables (dynamic TLS).
+$(O)/samples/libreach_tls.so: samples/lib/reach_tls.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/reach_tls: samples/reach_tls.c $(O)/samples/libreach_tls.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -ldl
+
 $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<

@@ -13,12 +13,12 @@
 LP_OPTS="show_leak_kinds=all:depth=12"
 MC_OPTS="--leak-check=full --show-leak-kinds=all"
 
-# run_case NAME : native, ours and Memcheck's runs of samples/NAME, with
+# run_case NAME [MORE_OPTIONS] : native, ours and Memcheck's runs of samples/NAME, with
 # stdout and status compared. Leaves $WORK/NAME.lp and $WORK/NAME.mc.
 run_case() {
-    local name=$1 bin=$SAMPLES/$1 nrc lrc
+    local name=$1 bin=$SAMPLES/$1 extra=${2:+:$2} nrc lrc
     (cd "$WORK" && timeout 60 "$bin" >"$WORK/$name.native" 2>/dev/null); nrc=$?
-    (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/$name.lp:$LP_OPTS" \
+    (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/$name.lp:$LP_OPTS$extra" \
         LD_PRELOAD="$LIB" "$bin" >"$WORK/$name.out" 2>"$WORK/$name.err"); lrc=$?
     check "$name: stdout as native" cmp -s "$WORK/$name.native" "$WORK/$name.out"
     check "$name: exit status as native ($nrc)" [ "$lrc" = "$nrc" ]
@@ -29,13 +29,93 @@ run_case() {
     fi
 }
 
-# reach NAME whole|summary
-reach() {
-    run_case "$1"
-    case $2 in
-    whole) same_as_memcheck "$1: whole report as memcheck's" "$WORK/$1.lp" "$WORK/$1.mc" ;;
-    summary) vs_memcheck "$1: summary as memcheck's" "$WORK/$1.lp" "$WORK/$1.mc" ;;
+# The one known difference in threaded programs. glibc sizes the DTV that
+# pthread_create allocates for each thread by the number of loaded objects
+# with a TLS segment, 16 bytes each; libleakprof.so has none (its
+# per-thread state lives in the TCB, preload/tcb_slot.h) and loads libdw
+# only when it symbolizes, but a dependency of ours with TLS loaded at
+# startup (libunwind) still makes each thread's DTV bigger than under
+# Memcheck. DTV_EXTRA is that difference, measured from the objects.
+tls_objects=0
+for so in "$LIB" $(ldd "$LIB" | awk '/=>/ {print $3}'); do
+    case $so in */libc.so.*|*/ld-linux*) continue ;; esac
+    readelf -lW "$so" 2>/dev/null | grep -q '^ *TLS ' && tls_objects=$((tls_objects + 1))
+done
+DTV_EXTRA=$((16 * tls_objects))
+check "libleakprof.so itself has no TLS segment" sh -c "! readelf -lW '$LIB' | grep -q '^ *TLS '"
+
+# dtv_normalise REPORT: our report as if each DTV were DTV_EXTRA bytes
+# smaller (the DTV loss records, "in use at exit" and the LEAK SUMMARY
+# line of their kind), and the clone3 frame Valgrind cannot show (it
+# makes glibc fall back to clone).
+dtv_normalise() {
+    awk -v E="$DTV_EXTRA" '
+    function num(s) { gsub(/,/, "", s); return s + 0 }
+    function fmt(n,   s, r) {
+        s = sprintf("%d", n); r = ""
+        while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }
+        return s r
+    }
+    # pass 1: which loss records are DTVs, and how many blocks of each kind
+    FNR == NR {
+        if ($0 ~ / in loss record /) { rec = $0; next }
+        if (rec != "" && $0 ~ /allocate_dtv \(/) {
+            match(rec, /bytes in [0-9,]+ blocks/); b = num(substr(rec, RSTART + 9))
+            match(rec, /are [a-z ]+ in loss/); kind = substr(rec, RSTART + 4, RLENGTH - 12)
+            dtv[rec] = b; total += b; bykind[kind] += b; rec = ""
+        }
+        next
+    }
+    # pass 2: rewrite
+    ($0 in dtv) {
+        match($0, /[0-9,]+ bytes in/); n = num(substr($0, RSTART, RLENGTH))
+        $0 = substr($0, 1, RSTART - 1) fmt(n - E * dtv[$0]) substr($0, RSTART + RLENGTH - 9)
+    }
+    /in use at exit: / && E > 0 {
+        match($0, /[0-9,]+ bytes/); n = num(substr($0, RSTART, RLENGTH))
+        $0 = substr($0, 1, RSTART - 1) fmt(n - E * total) substr($0, RSTART + RLENGTH - 6)
+    }
+    / (definitely lost|indirectly lost|possibly lost|still reachable): [0-9,]+ bytes/ && E > 0 {
+        match($0, /[a-z]+ [a-z]+: /); kind = substr($0, RSTART, RLENGTH - 2)
+        match($0, /[0-9,]+ bytes/); n = num(substr($0, RSTART, RLENGTH))
+        $0 = substr($0, 1, RSTART - 1) fmt(n - E * bykind[kind]) substr($0, RSTART + RLENGTH - 6)
+    }
+    { sub(/clone3 \(clone3\.S:[0-9]+\)/, "clone (clone.S:100)"); print }
+    ' "$1" "$1"
+}
+
+# heap_total REPORT: the bytes of "total heap usage".
+heap_total() {
+    sed -n 's/.*total heap usage: .* frees, \([0-9,]*\) bytes allocated.*/\1/p' "$1" | tr -d ,
+}
+
+# compare_mc NAME whole|summary [THREADS_CREATED]
+# Ours (DTV-normalised) against Memcheck's. "total heap usage" counts every
+# DTV ever allocated, joined threads' too: its bytes may differ by a whole
+# number of DTV_EXTRA, at most one per thread created, and nothing else.
+compare_mc() {
+    local name=$1 mode=$2 threads=${3:-0} ours mc d
+    have_valgrind || { echo "SKIP: $name vs memcheck (no valgrind)"; return; }
+    dtv_normalise "$WORK/$name.lp" >"$WORK/$name.lpn"
+    ours=$(heap_total "$WORK/$name.lpn"); mc=$(heap_total "$WORK/$name.mc")
+    d=$((ours - mc))
+    if [ "$threads" -gt 0 ] && [ "$DTV_EXTRA" -gt 0 ] && [ $((d % DTV_EXTRA)) = 0 ] &&
+        [ "$d" -ge 0 ] && [ "$d" -le $((threads * DTV_EXTRA)) ]; then
+        sed -i -E "s/(total heap usage: .* frees, )[0-9,]+ bytes/\1N bytes/" "$WORK/$name.lpn"
+        sed -E "s/(total heap usage: .* frees, )[0-9,]+ bytes/\1N bytes/" "$WORK/$name.mc" >"$WORK/$name.mcn"
+    else
+        cp "$WORK/$name.mc" "$WORK/$name.mcn"
+    fi
+    case $mode in
+    whole) same_as_memcheck "$name: whole report as memcheck's" "$WORK/$name.lpn" "$WORK/$name.mcn" ;;
+    summary) vs_memcheck "$name: summary as memcheck's" "$WORK/$name.lpn" "$WORK/$name.mcn" ;;
     esac
+}
+
+# reach NAME whole|summary [THREADS_CREATED [MORE_OPTIONS]]
+reach() {
+    run_case "$1" "$4"
+    compare_mc "$1" "$2" "${3:-0}"
 }
 
 reach reach_globals whole
@@ -44,3 +124,10 @@ reach reach_dead_frame whole
 reach reach_self whole
 reach reach_cycles whole
 reach reach_unaligned whole
+reach reach_registers whole 1
+# Dynamic TLS blocks (__tls_get_addr) are heap blocks under Memcheck
+# 3.19 too: its default dtv-addr-init suppression does not match Debian
+# 12's stacks (an inlined rtld-malloc.h frame comes first), so it shows
+# them. Our built-in lp-dtv-tls-get-addr hides them: compared without it.
+reach reach_tls whole 2 builtin_suppressions=no
+reach reach_tsd whole 2
