@@ -149,6 +149,19 @@ reach reach_protnone whole
 # started yet, detached threads still running.
 reach reach_keydtor summary 1
 reach reach_notstarted whole 4
+# Item 14, the figure itself: 4 live threads, each DTV block ours vs
+# Memcheck's. Equal when no object of ours has a TLS segment.
+dtv_size() {
+    awk '/ in loss record /{r=$0} /allocate_dtv \(/ && r!="" {
+        match(r, /[0-9,]+ bytes in [0-9,]+ blocks/); split(substr(r, RSTART, RLENGTH), a, " ")
+        gsub(/,/, "", a[1]); gsub(/,/, "", a[4]); print a[1] / a[4]; r=""; exit }' "$1"
+}
+if have_valgrind; then
+    ours=$(dtv_size "$WORK/reach_notstarted.lp"); theirs=$(dtv_size "$WORK/reach_notstarted.mc")
+    echo "DTV per live thread: ours $ours bytes, Memcheck's $theirs, TLS objects of ours $tls_objects"
+    check "DTV block: Memcheck's size + 16 per TLS object of ours ($ours = $theirs + $DTV_EXTRA)" \
+        test -n "$ours" -a "$ours" = "$((theirs + DTV_EXTRA))"
+fi
 reach reach_detached whole 3
 
 # Fork without exec: each process writes its own report, as under
