@@ -23,6 +23,10 @@ CFLAGS_BASE += -Werror
 endif
 PRELOAD_CFLAGS := -fvisibility=hidden -ftls-model=initial-exec
 LIBS := -lunwind -ldw -lelf -lpthread -ldl -lm
+# libleakprof.so loads libdw (and libelf) itself when it first symbolizes
+# (preload/libdw_lazy.c): no TLS module of theirs at startup, so threads'
+# DTV blocks have Memcheck's size. libunwind.a is not PIC: stays shared.
+PRELOAD_LIBS := -lunwind -lpthread -ldl -lm
 
 # Debian packages this project needs, and a header each one provides.
 DEPS_PKGS := libunwind-dev libdw-dev uthash-dev libcmocka-dev
@@ -49,7 +53,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(O)/test/%)
 UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
 SAMPLE_BIN  := $(SAMPLES_C:samples/%.c=$(O)/samples/%) $(SAMPLES_CXX:samples/%.cpp=$(O)/samples/%)
 # Preload objects a unit test may link: everything but the libc symbols.
-PRELOAD_TESTABLE := $(filter-out $(O)/preload/hooks.o $(O)/preload/main.o $(O)/preload/process.o $(O)/preload/cxx.o,$(PRELOAD_OBJ))
+PRELOAD_TESTABLE := $(filter-out $(O)/preload/hooks.o $(O)/preload/main.o $(O)/preload/process.o $(O)/preload/cxx.o $(O)/preload/libdw_lazy.o,$(PRELOAD_OBJ))
 
 .PHONY: all deps test unit e2e demo bench asan install uninstall clean check-hotpath report-tests
 all: $(O)/libleakprof.so $(O)/leakprint $(O)/leakprof $(SAMPLE_BIN)
@@ -79,7 +83,7 @@ $(O)/libpreload-test.a: $(PRELOAD_TESTABLE)
 $(O)/libleakprof.so: $(PRELOAD_OBJ) $(O)/libreport.a preload/exports.map
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-z,defs -Wl,--version-script=preload/exports.map \
-	  -o $@ $(PRELOAD_OBJ) $(O)/libreport.a $(LIBS) $(LDSAN)
+	  -o $@ $(PRELOAD_OBJ) $(O)/libreport.a $(PRELOAD_LIBS) $(LDSAN)
 
 $(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LIBS) $(LDSAN)
@@ -110,6 +114,12 @@ $(O)/samples/libdtorlib.so: samples/lib/dtorlib.c
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
 $(O)/samples/dtor_app: samples/dtor_app.c $(O)/samples/libdtorlib.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -Wl,--no-as-needed -L$(O)/samples -ldtorlib -Wl,-rpath,'$$ORIGIN'
+# reach_tls dlopens a library with __thread variables (dynamic TLS).
+$(O)/samples/libreach_tls.so: samples/lib/reach_tls.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/reach_tls: samples/reach_tls.c $(O)/samples/libreach_tls.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -ldl
 
 $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)

@@ -43,7 +43,7 @@
 #include "preload/stack.h"
 #include "preload/table.h"
 
-static LP_TLS bool held_before; /* the forking thread's guard */
+#define held_before (lp_self.fork_guard) /* the forking thread's guard */
 
 static void prepare(void)
 {

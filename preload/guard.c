@@ -10,8 +10,9 @@
 #include <unistd.h>
 #include <string.h>
 
-LP_TLS bool lp_guard_held;
-LP_TLS unsigned lp_in_libc;
+#if !(defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__))
+__thread struct lp_tcb_slot lp_self_tls __attribute__((tls_model("initial-exec")));
+#endif
 int lp_state = LP_STATE_BOOT;
 bool lp_threaded;
 /* Defined here, not in process.c, which also defines exit(): unit tests

@@ -14,15 +14,16 @@
 #include <errno.h>
 
 #include "preload/lp.h"
+#include "preload/tcb_slot.h"
 
 enum lp_state { LP_STATE_BOOT = 0, LP_STATE_READY, LP_STATE_DONE };
 
-extern LP_TLS bool lp_guard_held; /* the per-thread guard */
+#define lp_guard_held (lp_self.guard_held) /* the per-thread guard */
 extern int lp_state;              /* enum lp_state, atomically accessed */
 /* Non-zero while this thread is inside code a signal handler of ours must
  * not re-enter (the real allocator, fork): then the handler only records
  * its request. */
-extern LP_TLS unsigned lp_in_libc;
+#define lp_in_libc (lp_self.in_libc)
 
 struct lp_guard {
     int saved_errno;

@@ -14,7 +14,7 @@
 #define LP_NOINLINE __attribute__((noinline))
 #define LP_COLD __attribute__((cold, noinline))
 #define LP_EXPORT __attribute__((visibility("default")))
-#define LP_TLS __thread __attribute__((tls_model("initial-exec")))
+/* No __thread here: per-thread state lives in preload/tcb_slot.h. */
 #define LP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Relaxed/acquire/release atomics: the only spelling used in preload/. */

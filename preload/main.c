@@ -28,6 +28,7 @@
 #include "preload/process.h"
 #include "preload/signal.h"
 #include "preload/track.h"
+#include "preload/unwind.h"
 
 /* trace_children=no: programs this one execs must not load us again. */
 static void drop_from_ld_preload(void)
@@ -110,6 +111,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_fork_init();
     lp_signal_init();
     lp_fatal_signal_init();
+    lp_unwind_warm_up();
 }
 
 __attribute__((destructor(101))) static void leakprof_fini(void)

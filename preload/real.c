@@ -5,6 +5,7 @@
  * Context: HOT/BOOT.
  */
 #include "preload/real.h"
+#include "preload/tcb_slot.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -14,7 +15,7 @@ struct lp_real lp_real;
 
 /* 0: not started, 1: resolving, 2: done. */
 static int resolve_state;
-static LP_TLS bool resolving_here;
+#define resolving_here (lp_self.resolving_real)
 
 /* dlsym allocates a little (dlerror state); 256 KiB is plenty. Each block
  * has a 16-byte header holding its size, so realloc can copy it out. */

@@ -238,6 +238,8 @@ struct roots {
     size_t nex, excap;
     struct range *rt; /* explicit roots (live stacks) */
     size_t nrt, rtcap;
+    uintptr_t *words; /* explicit root words (live threads' start args) */
+    size_t nwords, wcap;
     const struct lp_scan_map *maps;
     size_t nmaps;
     pid_t main_tid, self_tid;
@@ -256,6 +258,12 @@ static void add_root(struct roots *r, uintptr_t lo, uintptr_t hi)
 {
     if (lo < hi && r->nrt < r->rtcap)
         r->rt[r->nrt++] = (struct range){lo, hi};
+}
+
+static void add_root_word(struct roots *r, uintptr_t w)
+{
+    if (w != 0 && r->nwords < r->wcap)
+        r->words[r->nwords++] = w;
 }
 
 static void exclude_arena(uintptr_t lo, uintptr_t hi, void *arg)
@@ -288,30 +296,48 @@ static uintptr_t live_from(const struct roots *r, pid_t tid, uintptr_t lo,
     return st->sp - RED_ZONE > lo ? st->sp - RED_ZONE : lo;
 }
 
+/*
+ * One registered thread. Alive means "may still run code" (threads.h);
+ * the kernel's task list, read by the stop, has the last word.
+ *   - created, not started yet: its stack mapping is scanned like any
+ *     other (its TCB holds the DTV pointer), and glibc would keep its
+ *     start argument in that TCB (ours holds our record): a root word;
+ *   - running (its tid answered the stop, or it is us), including a thread
+ *     past its start routine running key destructors: its stack from SP
+ *     up (with its TCB and static TLS) and its start argument;
+ *   - gone: its cached stack is no root (a user-supplied stack is the
+ *     user's memory: left as it is).
+ */
 static void thread_roots(const struct lp_thread_info *ti, void *arg)
 {
     struct roots *r = arg;
 
-    if (ti->stack_hi == 0 || ti->tid == r->main_tid)
-        return;
     if (ti->internal) {
-        exclude(r, ti->stack_lo, ti->stack_hi);
+        if (ti->stack_hi)
+            exclude(r, ti->stack_lo, ti->stack_hi);
         return;
     }
-    if (!ti->alive) {
+    if (ti->alive && !ti->started) {
+        add_root_word(r, ti->arg);
+        return;
+    }
+    if (ti->stack_hi == 0 || ti->tid == r->main_tid)
+        return;
+    if (ti->alive && (ti->tid == r->self_tid || stopped_of(r, ti->tid))) {
+        exclude(r, ti->stack_lo, ti->stack_hi);
+        add_root(r, live_from(r, ti->tid, ti->stack_lo, ti->stack_hi),
+                 ti->stack_hi);
+        add_root_word(r, ti->arg);
+        return;
+    }
+    {
         /* A cached stack starts right above its guard page, so a mapping
          * begins at stack_lo; if none does, the memory went elsewhere. */
         long i = map_index(r->maps, r->nmaps, ti->stack_lo);
 
         if (!ti->user_stack && i >= 0 && r->maps[i].lo == ti->stack_lo)
             exclude(r, ti->stack_lo, ti->stack_hi);
-        return;
     }
-    exclude(r, ti->stack_lo, ti->stack_hi);
-    if (ti->tid == r->self_tid || stopped_of(r, ti->tid))
-        add_root(r, live_from(r, ti->tid, ti->stack_lo, ti->stack_hi),
-                 ti->stack_hi);
-    /* else: registered alive but gone from /proc/self/task: dead. */
 }
 
 static bool is_excluded_sp(const struct roots *r, uintptr_t sp)
@@ -644,10 +670,12 @@ int lp_scan_run(struct lp_scan *out)
     {
         size_t excap = lines + nthreads * 2 + col.n + 4096;
         size_t rtcap = nthreads + 8;
+        size_t wcap = lp_threads_count() + nthreads + 8;
         size_t stcap = 2 * col.n + 2;
         size_t need = lines * sizeof(*maps) + lines * sizeof(*info) +
                       excap * sizeof(struct range) +
-                      rtcap * sizeof(struct range) + stcap * sizeof(uint32_t);
+                      rtcap * sizeof(struct range) +
+                      wcap * sizeof(uintptr_t) + stcap * sizeof(uint32_t);
         char *p;
 
         if (buf_reserve(&work, need) != 0) {
@@ -666,6 +694,9 @@ int lp_scan_run(struct lp_scan *out)
         r.rt = (struct range *)p;
         r.rtcap = rtcap;
         p += rtcap * sizeof(struct range);
+        r.words = (uintptr_t *)p;
+        r.wcap = wcap;
+        p += wcap * sizeof(uintptr_t);
         core = (struct lp_scan_core){0};
         core.stack = (uint32_t *)p;
         core.stack_cap = stcap;
@@ -707,6 +738,7 @@ int lp_scan_run(struct lp_scan *out)
             scan_minus_excluded(&core, &r, maps[i].lo, maps[i].hi);
     for (i = 0; i < r.nrt; i++)
         lp_scan_core_root(&core, r.rt[i].lo, r.rt[i].hi);
+    lp_scan_core_root_words(&core, r.words, r.nwords);
     for (i = 0; i < nstopped; i++)
         if (stopped[i].answered)
             lp_scan_core_root_words(&core, stopped[i].regs,

@@ -32,8 +32,31 @@
 #include "preload/arena.h"
 #include "preload/guard.h"
 #include "preload/unwind.h"
+#include "preload/tcb_slot.h"
 
-enum { REC_FREE = 0, REC_STARTING, REC_ALIVE, REC_DEAD };
+/*
+ * A record's life. A thread is dead only once it can never run user code
+ * again, and only the kernel knows when that is: after its start routine
+ * returns (or it calls pthread_exit), glibc still runs its pthread-key
+ * destructors and its TLS destructors on it. So:
+ *   STARTING - filled in by pthread_create; the thread may not have run yet
+ *              (tid and stack unknown), or creation failed;
+ *   ALIVE    - registered by the thread itself: tid and stack known;
+ *   EXITING  - its start routine is over; it is alive as long as its tid
+ *              is in /proc/self/task (the scan checks), dead after;
+ *   DEAD     - known gone (its tid vanished): its cached stack is no root.
+ * EXITING and DEAD records are recycled when a new thread runs on their
+ * stack, or when their tid has vanished and a user-supplied stack leaves
+ * nothing to hide.
+ */
+enum {
+    REC_FREE = 0,
+    REC_CLAIMED, /* being filled in: invisible */
+    REC_STARTING,
+    REC_ALIVE,
+    REC_EXITING,
+    REC_DEAD,
+};
 
 /* One thread created through pthread_create (or an internal one). */
 struct rec {
@@ -44,6 +67,8 @@ struct rec {
     bool user_stack;
     bool internal;
     uintptr_t tcb; /* pthread_self() of the thread, once it started */
+    void *unwind_memo; /* the walker's memo for the thread (arena, kept
+                          with the record when it is recycled) */
     void *(*start)(void *);
     void *arg;
 };
@@ -73,21 +98,40 @@ static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
 /* --- the registry ----------------------------------------------------- */
 
+/* An EXITING thread whose tid has gone: dead (or free, when it leaves no
+ * cached stack behind). One tgkill(0) per exiting record; only on
+ * pthread_create. A reused tid only delays this. */
+static void rec_reap(struct rec *r)
+{
+    int expect = REC_EXITING;
+
+    if (lp_load_acquire(&r->state) != REC_EXITING ||
+        syscall(SYS_tgkill, getpid(), r->tid, 0) == 0 || errno != ESRCH)
+        return;
+    lp_cas(&r->state, &expect,
+           r->user_stack || r->stack_hi == 0 ? REC_FREE : REC_DEAD);
+}
+
 static struct rec *rec_claim(void)
 {
+    int saved_errno = errno;
     struct rec *r;
 
     for (r = lp_load_acquire(&threads.head); r; r = r->next) {
         int expect = REC_FREE;
 
+        rec_reap(r);
         if (lp_load_relaxed(&r->state) == REC_FREE &&
-            lp_cas(&r->state, &expect, REC_STARTING))
+            lp_cas(&r->state, &expect, REC_CLAIMED)) {
+            errno = saved_errno;
             return r;
+        }
     }
+    errno = saved_errno;
     r = lp_arena_alloc(sizeof(*r));
     if (r == NULL)
         return NULL;
-    r->state = REC_STARTING;
+    r->state = REC_CLAIMED;
     r->next = lp_load_relaxed(&threads.head);
     while (!lp_cas(&threads.head, &r->next, r))
         ;
@@ -115,28 +159,29 @@ static void rec_register_self(struct rec *r)
         }
         pthread_attr_destroy(&a);
     }
-    lp_unwind_set_thread_stack(r->stack_lo, r->stack_hi);
+    if (r->unwind_memo == NULL)
+        r->unwind_memo = lp_arena_alloc(lp_unwind_memo_size());
+    lp_unwind_set_thread_stack(r->stack_lo, r->stack_hi, r->unwind_memo);
     /* A dead thread whose cached stack we now run on needs no record. */
+    /* A finished thread whose cached stack we now run on needs no record:
+     * glibc hands a stack on only once the kernel is done with its
+     * thread. */
     for (o = lp_load_acquire(&threads.head); o; o = o->next) {
-        int expect = REC_DEAD;
+        int st = lp_load_acquire(&o->state);
 
-        if (o != r && lp_load_acquire(&o->state) == REC_DEAD &&
+        if (o != r && (st == REC_DEAD || st == REC_EXITING) &&
             o->stack_lo < r->stack_hi && r->stack_lo < o->stack_hi)
-            lp_cas(&o->state, &expect, REC_FREE);
+            lp_cas(&o->state, &st, REC_FREE);
     }
     lp_store_release(&r->state, REC_ALIVE);
     lp_guard_held = held;
 }
 
-static void mark_dead(void *p)
+/* The start routine is over (returned, pthread_exit, cancelled); key
+ * destructors may still run on this thread. */
+static void mark_exiting(void *p)
 {
-    struct rec *r = p;
-
-    /* A user-provided stack is the user's memory, not a cached stack:
-     * nothing to hide once the thread is gone. */
-    lp_store_release(&r->state, r->user_stack || r->stack_hi == 0
-                                    ? REC_FREE
-                                    : REC_DEAD);
+    lp_store_release(&((struct rec *)p)->state, REC_EXITING);
 }
 
 static void *thread_main(void *p)
@@ -150,8 +195,9 @@ static void *thread_main(void *p)
     void *ret;
 
     r->tcb = (uintptr_t)pthread_self();
+    lp_tcb_slot_reset(); /* a cached stack keeps a dead thread's bytes */
     rec_register_self(r);
-    pthread_cleanup_push(mark_dead, r);
+    pthread_cleanup_push(mark_exiting, r);
     ret = start(arg);
     pthread_cleanup_pop(1);
     return ret;
@@ -205,10 +251,14 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     r->internal = lp_guard_held;
     r->tid = 0;
     r->stack_lo = r->stack_hi = 0;
+    /* Alive from here on, although it may run only after main returned:
+     * glibc keeps its start argument in its TCB, so the scan takes r->arg
+     * as a root, and its stack mapping is scanned like any other. */
+    lp_store_release(&r->state, REC_STARTING);
     /* A tail call, so that our frame is not in the stacks of what glibc
      * allocates for the thread (its DTV): Memcheck shows main right below
-     * pthread_create. The price: when creation fails, r stays STARTING for
-     * good (ignored by every reader; an arena record lost). */
+     * pthread_create. The price: when creation fails (EAGAIN), r stays
+     * STARTING for good and keeps arg reachable. */
     return real(thread, attr, thread_main, r);
 }
 
@@ -239,14 +289,16 @@ void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
         int st = lp_load_acquire(&r->state);
         struct lp_thread_info ti;
 
-        if (st != REC_ALIVE && st != REC_DEAD)
+        if (st == REC_FREE || st == REC_CLAIMED)
             continue;
-        ti.tid = r->tid;
-        ti.stack_lo = r->stack_lo;
-        ti.stack_hi = r->stack_hi;
-        ti.alive = st == REC_ALIVE;
+        ti.started = st != REC_STARTING;
+        ti.tid = ti.started ? r->tid : 0;
+        ti.stack_lo = ti.started ? r->stack_lo : 0;
+        ti.stack_hi = ti.started ? r->stack_hi : 0;
+        ti.alive = st != REC_DEAD;
         ti.user_stack = r->user_stack;
         ti.internal = r->internal;
+        ti.arg = (uintptr_t)r->arg;
         fn(&ti, arg);
     }
 }
@@ -269,6 +321,7 @@ size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max)
     for (r = lp_load_acquire(&threads.head); r && n < max; r = r->next) {
         uintptr_t self, dtv;
 
+        rec_reap(r); /* finished and its tid gone: dead */
         if (lp_load_acquire(&r->state) != REC_DEAD || r->internal ||
             r->user_stack || r->tcb == 0)
             continue;
@@ -285,6 +338,16 @@ size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max)
             continue;
         out[n++] = dtv - 16;
     }
+    return n;
+}
+
+size_t lp_threads_count(void)
+{
+    size_t n = 0;
+    struct rec *r;
+
+    for (r = lp_load_acquire(&threads.head); r; r = r->next)
+        n++;
     return n;
 }
 

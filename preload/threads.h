@@ -9,9 +9,11 @@
  *    interpose): each one's kernel tid and stack range (as the thread
  *    itself sees it with pthread_getattr_np, so it includes glibc's TCB
  *    and static TLS at the top), and whether it is still alive. A thread
- *    is dead once its start routine returned or it called pthread_exit
- *    (or was cancelled); glibc keeps its stack in a cache, and the scan
- *    must not take that stack as a root.
+ *    is dead once it can never run user code again: its start routine
+ *    has returned (or it called pthread_exit or was cancelled), glibc
+ *    has run its key destructors, and its tid is gone. glibc keeps a dead
+ *    thread's stack in a cache, and the scan must not take that stack as
+ *    a root.
  *  - Stop-the-world: lp_threads_stop() sends every other thread of the
  *    process a real-time signal (LP_THREADS_STOP_SIGNAL) and waits until
  *    each has saved its registers and stack pointer and parked in the
@@ -73,8 +75,13 @@ void lp_threads_resume(void);
 
 /* The registry, as seen by one visit. */
 struct lp_thread_info {
-    pid_t tid;
+    pid_t tid;                    /* 0 until started */
     uintptr_t stack_lo, stack_hi; /* [lo, hi); 0,0 if not known yet */
+    uintptr_t arg;                /* its start argument */
+    bool started; /* it registered itself: tid and stack are known */
+    /* It may still run code: created but not started yet, running, or
+     * past its start routine (key and TLS destructors); such a thread is
+     * dead only once its tid is gone from /proc/self/task. */
     bool alive;
     bool user_stack; /* pthread_attr_setstack: memory the user owns */
     bool internal;   /* one of leakprof's own threads */
@@ -83,6 +90,9 @@ struct lp_thread_info {
 /* Visit every registered thread. Lock-free; COLD. */
 void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
                          void *arg);
+
+/* How many records the registry holds (an upper bound for a visit). */
+size_t lp_threads_count(void);
 
 /* Called by a thread of leakprof's own (the dumper) at its start: it is
  * never stopped and its stack is never a root. */

@@ -29,7 +29,7 @@ static inline size_t usable(void *p)
 
 /* 0 none, 1 running, 2 done, 3 done and a service request is pending */
 static int init_state;
-static LP_TLS bool init_here;
+#define init_here (lp_self.track_init_here)
 
 void lp_track_request_service(void)
 {
@@ -92,7 +92,7 @@ bool lp_track_init(void)
  * seen). Untracked blocks cost nothing but this countdown; their frees
  * find no table entry and pass through.
  */
-static LP_TLS uint64_t sample_left;
+#define sample_left (lp_self.sample_left)
 
 static inline bool sampled_out(size_t size)
 {

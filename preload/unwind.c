@@ -31,6 +31,10 @@
  */
 #include "preload/unwind.h"
 
+#include <string.h>
+
+#include "preload/tcb_slot.h"
+
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
@@ -40,6 +44,8 @@
 
 #include "preload/arena.h"
 #include "preload/cfi.h"
+#include "preload/config.h"
+#include "preload/guard.h"
 
 enum { KEY_EMPTY = 0, KEY_BUSY = 1, KEY_TOMB = 2 };
 #define PROBES 16
@@ -70,8 +76,9 @@ static struct {
 
 /* The calling thread's stack; state 0: not looked at, 1: known, 2: not
  * known (libunwind walks it). */
-static LP_TLS uintptr_t stack_lo, stack_hi;
-static LP_TLS unsigned char stack_state;
+#define stack_lo (lp_self.unw_lo)
+#define stack_hi (lp_self.unw_hi)
+#define stack_state (lp_self.unw_state)
 
 /*
  * The thread's previous walk, frame by frame: where each frame's stack
@@ -90,13 +97,23 @@ struct memo {
     uintptr_t sp[MEMO], pc[MEMO];
     uint64_t rule[MEMO];
 };
-static LP_TLS struct memo memos[2];
-static LP_TLS unsigned char memo_now;
+/* Per thread (tcb_slot.h holds a pointer: the TCB area is too small for
+ * them): a pair in the thread's registry record, the main thread's here,
+ * none for threads we did not start (they walk without a memo). */
+#define memo_now (lp_self.unw_memo_now)
+static struct memo main_memos[2];
+static struct memo no_memo; /* never read: old_n is 0 without memos */
+
+size_t lp_unwind_memo_size(void) { return 2 * sizeof(struct memo); }
 
 extern void *__libc_stack_end;
 
-void lp_unwind_set_thread_stack(uintptr_t lo, uintptr_t hi)
+void lp_unwind_set_thread_stack(uintptr_t lo, uintptr_t hi, void *memos)
 {
+    lp_self.unw_memos = memos;
+    memo_now = 0;
+    if (memos)
+        memset(memos, 0, lp_unwind_memo_size());
     stack_lo = lo;
     stack_hi = hi;
     stack_state = hi > lo ? 1 : 2;
@@ -118,7 +135,7 @@ static LP_COLD void probe_stack(void)
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         rl.rlim_cur < size)
         size = rl.rlim_cur;
-    lp_unwind_set_thread_stack(hi - size, hi);
+    lp_unwind_set_thread_stack(hi - size, hi, main_memos);
 }
 
 /* Cheap on purpose: the lookup is on the walk's critical path (hash,
@@ -269,8 +286,9 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
      * above our return address, rbp as our prologue saved it. */
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], lo = sp, hi;
     const struct rules *t = lp_load_acquire(&unwind.now);
-    const struct memo *old = &memos[memo_now];
-    struct memo *fill = &memos[memo_now ^ 1];
+    struct memo *memos = lp_self.unw_memos;
+    const struct memo *old = memos ? &memos[memo_now] : &no_memo;
+    struct memo *fill = memos ? &memos[memo_now ^ 1] : NULL;
     unsigned gen = lp_load_acquire(&unwind.gen), old_n, j = 0, k = 0;
     bool bp_known = true;
     int n = 0;
@@ -302,7 +320,7 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
             rule = old->rule[j];
         else
             rule = rule_of(t, pc);
-        if (k < MEMO) {
+        if (fill && k < MEMO) {
             fill->sp[k] = sp;
             fill->pc[k] = pc;
             fill->rule[k] = rule;
@@ -333,9 +351,11 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         if (pc < 0x4000)
             break;
     }
-    fill->n = k;
-    fill->gen = gen;
-    memo_now ^= 1;
+    if (fill) {
+        fill->n = k;
+        fill->gen = gen;
+        memo_now ^= 1;
+    }
     return n;
 
 fallback:
@@ -410,4 +430,24 @@ bool lp_unwind_rule_cached(uintptr_t ra)
 uint64_t lp_unwind_fallback_count(void)
 {
     return lp_load_relaxed(&unwind.fallbacks);
+}
+
+/* libunwind's unw_backtrace creates a pthread key on its first use and
+ * sets it in every thread that unwinds. Created after the program's
+ * first 32 keys, its pthread_setspecific would calloc the thread's
+ * second-level key array with our guard held: untracked, so the
+ * program's own values for keys 32-63 would sit in memory the scan
+ * never reaches (definitely lost where Memcheck says reachable).
+ * Unwinding once now, before the program creates keys, gives it a
+ * key below 32, which glibc keeps inside the thread descriptor. */
+void lp_unwind_warm_up(void)
+{
+    void *pc[2];
+    bool held = lp_guard_held;
+
+    if (lp_config.unwind_fp)
+        return;
+    lp_guard_held = true;
+    (void)unw_backtrace(pc, 2); /* no stack interned: nothing shows */
+    lp_guard_held = held;
 }

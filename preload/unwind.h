@@ -30,7 +30,10 @@ int lp_unwind_backtrace(void **buf, int max);
 /* The calling thread runs on the stack [lo, hi) (threads.c, at thread
  * start). Walks never read outside it; a thread that never said so (and
  * is not the main thread) is unwound by libunwind. */
-void lp_unwind_set_thread_stack(uintptr_t lo, uintptr_t hi);
+void lp_unwind_set_thread_stack(uintptr_t lo, uintptr_t hi, void *memos);
+/* Bytes of the per-thread memo area lp_unwind_set_thread_stack takes
+ * (the caller owns it; NULL: walk without a memo). */
+size_t lp_unwind_memo_size(void);
 
 /* After dlclose: drop the cached rules of code that is gone, so an
  * object loaded later at the same address is not walked with them. */
@@ -43,5 +46,9 @@ bool lp_unwind_rule_cached(uintptr_t ra);
 
 /* How many captures were handed to libunwind (tests, diagnostics). */
 uint64_t lp_unwind_fallback_count(void);
+
+/* Constructor: make libunwind create its pthread key now, below the
+ * program's first 32 keys (see unwind.c). */
+void lp_unwind_warm_up(void);
 
 #endif /* LP_PRELOAD_UNWIND_H */

@@ -262,10 +262,10 @@ static void *thread_body(void *arg)
         pthread_getattr_np(pthread_self(), &a);
         pthread_attr_getstack(&a, &addr, &size);
         pthread_attr_destroy(&a);
-        lp_unwind_set_thread_stack((uintptr_t)addr, (uintptr_t)addr + size);
+        lp_unwind_set_thread_stack((uintptr_t)addr, (uintptr_t)addr + size, NULL);
     } else {
         /* (Linked in here, threads.c's pthread_create told us already.) */
-        lp_unwind_set_thread_stack(0, 0);
+        lp_unwind_set_thread_stack(0, 0, NULL);
     }
     c->fallbacks = lp_unwind_fallback_count();
     through_o2_nofp(&c->p, 33);
