@@ -383,6 +383,20 @@ static bool set_keep_stacktraces(struct lp_config *c, const char *v)
     return true;
 }
 
+/* When the exit report frees the C runtime's buffers first (exit.c). */
+static bool set_freeres(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "auto"))
+        c->freeres = 0;
+    else if (!strcmp(v, "always"))
+        c->freeres = 1;
+    else if (!strcmp(v, "never"))
+        c->freeres = -1;
+    else
+        return false;
+    return true;
+}
+
 unsigned lp_fault_mask;
 
 /* fault_inject=open,write,rename,arena: the test seam of fault.h. */
@@ -476,6 +490,9 @@ const struct lp_option lp_options[] = {
     {"keep_stacktraces", "alloc", "alloc|alloc-and-free",
      "alloc-and-free: heap errors also show where a block was freed (every free then captures a stack)",
      set_keep_stacktraces, 0},
+    {"freeres", "auto", "auto|always|never",
+     "free the C runtime's buffers before the leak search: auto only when no other thread runs (always: Memcheck's figures, at the risk of a thread still in libc)",
+     set_freeres, 0},
     {"fault_inject", NULL, "open,write,rename,arena|none",
      "tests only: make our own file or memory operations fail",
      set_fault_inject, LP_OPT_INTERNAL},

@@ -54,6 +54,7 @@ struct lp_config {
     int verbosity; /* 1: list used suppressions, print Parent PID */
     uint64_t freelist_vol;  /* bytes of recently freed blocks remembered */
     bool keep_free_stacks;  /* keep_stacktraces=alloc-and-free (default) */
+    int freeres;            /* 0 auto, 1 always, -1 never (exit.c) */
     bool quiet;    /* Valgrind's -q: only the loss records */
     /* Set by leakprof itself, never by the user: */
     bool exec_child;   /* a traced program exec'd by a profiled process */

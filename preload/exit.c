@@ -128,18 +128,33 @@ static bool stack_may_be_small(enum lp_exit_how how)
 
 /*
  * With other threads still running, the runtime's buffers stay (they may
- * be in use), but what __libc_freeres frees of threads that are gone is
- * counted as freed, as under Memcheck: the DTVs of finished threads whose
- * stacks glibc keeps cached. Counted only; the memory stays allocated, as
- * a thread created later may reuse a cached stack with its DTV.
+ * be in use), but what __libc_freeres would free is counted as freed, as
+ * Memcheck counts it (Valgrind frees them once the other threads are
+ * gone): the stdio streams' buffers, and the DTVs of finished threads
+ * whose stacks glibc keeps cached. Counted only: the memory stays
+ * allocated, since another thread may still use a stream, and a thread
+ * created later may reuse a cached stack with its DTV.
  */
-static void forget_dead_threads_dtvs(void)
+/* glibc's list of open streams (exported since 2.2.5; the FILE part of
+ * each entry is the public struct). */
+extern FILE *_IO_list_all;
+#define LP_IO_USER_BUF 0x0001 /* the stream's buffer is not glibc's */
+
+static void forget_runtime_buffers(void)
 {
     uintptr_t dtv[256];
     size_t i, n = lp_threads_dead_dtvs(dtv, LP_ARRAY_SIZE(dtv));
+    FILE *f;
+    unsigned guard = 0;
 
     for (i = 0; i < n; i++)
         lp_track_forget((void *)dtv[i]);
+    /* The stdio buffers glibc's _IO_cleanup would release (a racing
+     * fopen/fclose elsewhere only makes us count one more or one less). */
+    for (f = lp_load_acquire(&_IO_list_all); f && guard < 100000;
+         f = f->_chain, guard++)
+        if (f->_IO_buf_base && !(f->_flags & LP_IO_USER_BUF))
+            lp_track_forget(f->_IO_buf_base);
 }
 
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
@@ -151,11 +166,11 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
     /* Its frees are the program's: before the guard. */
-    if (how == LP_EXIT_NORMAL) {
-        if (lp_threads_others_running() == 0)
+    if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
+        if (lp_config.freeres > 0 || lp_threads_others_running() == 0)
             runtime_freeres();
         else
-            forget_dead_threads_dtvs();
+            forget_runtime_buffers();
     }
     lp_guard_hold_forever();
     if (stack_may_be_small(how))

