@@ -285,6 +285,8 @@ static bool apply(struct lp_config *c, const char *k, const char *v,
     }
     if (!strcmp(k, "sarif"))
         return *v && copy_path(c->sarif, v);
+    if (!strcmp(k, "pprof") || !strcmp(k, "html"))
+        return *v && copy_path(k[0] == 'p' ? c->pprof : c->html, v);
     if (!strcmp(k, "gen_suppressions"))
         return parse_bool(v, &c->gen_suppressions);
     if (!strcmp(k, "verbosity")) {

@@ -36,6 +36,8 @@ struct lp_config {
     bool trace_children;
     bool log_json;
     char sarif[LP_CONFIG_PATH_MAX];
+    char pprof[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
+    char html[LP_CONFIG_PATH_MAX];  /* "" = none; %p expands */
     bool gen_suppressions;
     int verbosity;
     char options_text[4096]; /* LEAKPROF_OPTIONS as given, for desc: */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "preload/config.h"
+#include "preload/export.h"
 #include "preload/guard.h"
 #include "preload/leakcheck.h"
 #include "preload/process.h"
@@ -55,6 +56,7 @@ void lp_exit_report(void)
     lp_guard_hold_forever();
     report_errors = lp_leakcheck_run(false);
     lp_snapshot_write_final();
+    lp_export_write(0); /* pprof=, html= */
     /* From here on nothing is tracked: later frees are not the program's
      * business any more, and tables must not change under a reader. */
     lp_store_release(&lp_state, LP_STATE_DONE);
