@@ -6,6 +6,7 @@ FUZZ_CC   ?= clang
 FUZZ_TIME ?= 600
 LEAKPRINT_FUZZ_SRC := tests/fuzz/fuzz_massif.c report/massif.c \
 	report/massif_read.c tools/chart.c tools/msprint.c tools/flame.c \
+	tools/flame_script.c \
 	tools/diff.c
 
 .PHONY: fuzz fuzz-run

@@ -11,7 +11,12 @@
  * the sum of its children's bytes. Frames are shown by function name
  * (the label without "0xADDR: " and without the "(file:line)" suffix;
  * "???" frames keep their "(in object)" suffix); equal paths are merged.
+ * massif's aggregate leaves ("in K places, all below massif's threshold")
+ * are callers massif dropped: their bytes go to their parent's stack,
+ * which then starts at the parent (a truncated stack); top-level ones to
+ * a "(heap allocation functions)" frame. No stack starts at an aggregate.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,9 +29,16 @@ struct lp_massif;
 int lp_flame_folded(FILE *out, const struct lp_massif *m, const char *name,
                     long snap, char *err, size_t errlen);
 
-/* A self-contained SVG flame graph (no scripts, no external resources;
- * every frame has a <title> tooltip with bytes and percent). */
+/* A self-contained SVG flame graph (no external resources; every frame
+ * has a <title> tooltip with bytes, thousands separators, and percent),
+ * interactive through its embedded script (flame_script.h: search, click
+ * to zoom, reset). */
 int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
                  long snap, char *err, size_t errlen);
+
+/* The same; standalone == false leaves out the XML declaration, for an
+ * <svg> element inline in an HTML page. */
+int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
+                       long snap, bool standalone, char *err, size_t errlen);
 
 #endif /* LP_TOOLS_FLAME_H */
