@@ -455,7 +455,7 @@ int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
     v.all = root->total;
     v.scale = root->total ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)root->total
                           : 0;
-    v.height = (maxdepth + 1) * FRAME_H + 2 * SVG_PAD + 60;
+    v.height = (maxdepth + 1) * FRAME_H + 2 * SVG_PAD + 80;
     if (standalone)
         fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", out);
     fprintf(out,

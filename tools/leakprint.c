@@ -13,6 +13,7 @@
 #include "report/massif.h"
 #include "tools/diff.h"
 #include "tools/flame.h"
+#include "tools/html.h"
 #include "tools/msprint.h"
 
 #define LEAKPRINT_VERSION "leakprint 1.0 (ms_print-3.19.0 compatible)"
@@ -21,6 +22,7 @@ static const char usage_text[] =
     "usage: leakprint [options] massif-out-file\n"
     "       leakprint --diff [options] A[:N] B[:M]\n"
     "       leakprint --flamegraph=folded|svg [--snapshot=N] massif-out-file\n"
+    "       leakprint --html [--snapshot=N] massif-out-file > report.html\n"
     "       leakprint --check massif-out-file...\n"
     "\n"
     "  Prints massif-out-file exactly as Valgrind's ms_print does.\n"
@@ -36,8 +38,12 @@ static const char usage_text[] =
     "                          [the peak, else the last detailed snapshot,\n"
     "                          else the last one]\n"
     "    --flamegraph=<fmt>    folded: collapsed stacks for flamegraph.pl,\n"
-    "                          inferno or speedscope; svg: a flame graph\n"
-    "    --snapshot=<n>        snapshot for --flamegraph [the default above]\n"
+    "                          inferno or speedscope; svg: an interactive\n"
+    "                          flame graph (search, click to zoom)\n"
+    "    --html                one self-contained HTML page: heap over time,\n"
+    "                          flame graph and top consumers of a snapshot\n"
+    "    --snapshot=<n>        snapshot for --flamegraph and --html\n"
+    "                          [the default above]\n"
     "    --check               validate files against massif's strict grammar\n"
     "                          (what massif writes and massif-visualizer\n"
     "                          reads); prints 'FILE: ok' or the first error\n";
@@ -171,6 +177,23 @@ static int run_check(int argc, char **argv)
     return finish(bad);
 }
 
+/* --html: the self-contained HTML report on stdout. */
+static int run_html(const char *path, long snap)
+{
+    struct lp_massif *m = load(path);
+    char err[256];
+    int rc;
+
+    if (m == NULL)
+        return 1;
+    rc = lp_html_report(stdout, m, path, snap, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "leakprint: %s\n",
+                rc == -ENOMEM ? "out of memory" : rc == -EIO ? "write error" : err);
+    lp_massif_free(m);
+    return finish(rc ? 1 : 0);
+}
+
 static int run_flame(const char *path, const char *fmt, long snap)
 {
     struct lp_massif *m = load(path);
@@ -200,7 +223,7 @@ int main(int argc, char **argv)
     };
     const char *files[2] = { NULL, NULL }, *flame = NULL;
     int nfiles = 0, rc;
-    bool diff = false, check = false;
+    bool diff = false, check = false, html = false;
     long snap = -1;
     struct lp_massif *m;
     char err[512];
@@ -232,6 +255,8 @@ int main(int argc, char **argv)
             o.height = (int)v;
         } else if (!strcmp(a, "--diff")) {
             diff = true;
+        } else if (!strcmp(a, "--html")) {
+            html = true;
         } else if (!strcmp(a, "--check")) {
             check = true;
         } else if (!strncmp(a, "--flamegraph=", 13)) {
@@ -260,10 +285,15 @@ int main(int argc, char **argv)
     }
     if (nfiles == 0)
         return usage("no massif-out-file given");
+    if (html) {
+        if (flame != NULL)
+            return usage("--html and --flamegraph are separate outputs");
+        return run_html(files[0], snap);
+    }
     if (flame != NULL)
         return run_flame(files[0], flame, snap);
     if (snap >= 0)
-        return usage("--snapshot only goes with --flamegraph");
+        return usage("--snapshot only goes with --flamegraph or --html");
 
     /* Like ms_print, extra file names are ignored; the first is used. */
     m = load(files[0]);
