@@ -6,6 +6,11 @@
  */
 #include "preload/export.h"
 
+#include "preload/html_write.h"
 #include "preload/pprof_write.h"
 
-void lp_export_write(unsigned seq) { lp_pprof_write_file(seq); }
+void lp_export_write(unsigned seq)
+{
+    lp_pprof_write_file(seq);
+    lp_html_write_file(seq);
+}

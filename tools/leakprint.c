@@ -12,8 +12,8 @@
 
 #include "report/massif.h"
 #include "tools/diff.h"
-#include "tools/flame.h"
-#include "tools/html.h"
+#include "report/flame.h"
+#include "report/html.h"
 #include "tools/msprint.h"
 
 #define LEAKPRINT_VERSION "leakprint 1.0 (ms_print-3.19.0 compatible)"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef LP_TOOLS_HTML_H
-#define LP_TOOLS_HTML_H
+#ifndef LP_REPORT_HTML_H
+#define LP_REPORT_HTML_H
 /*
  * html.h - one self-contained HTML report of a massif profile: the heap
  * over time (an inline SVG chart, one marker per snapshot, detailed ones
@@ -12,7 +12,7 @@
  * For tests: window.onerror writes any script error into the page
  * (#js-errors, and data-js-error on <html>); when every script has run,
  * <body> gets data-js-ok="1".
- * Context: COLD (leakprint only).
+ * Context: COLD (leakprint; libleakprof.so's html= writer).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -24,4 +24,4 @@ struct lp_massif;
 int lp_html_report(FILE *out, const struct lp_massif *m, const char *name,
                    long snap, char *err, size_t errlen);
 
-#endif /* LP_TOOLS_HTML_H */
+#endif /* LP_REPORT_HTML_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef LP_TOOLS_FLAME_SCRIPT_H
-#define LP_TOOLS_FLAME_SCRIPT_H
+#ifndef LP_REPORT_FLAME_SCRIPT_H
+#define LP_REPORT_FLAME_SCRIPT_H
 /*
  * flame_script.h - the JavaScript that makes a flame graph SVG
  * interactive, as flamegraph.pl's are: click a frame to zoom into it,
@@ -16,11 +16,11 @@
  * (bytes), data-l (depth), data-x and data-w (unzoomed pixels); the <svg>
  * carries data-width, data-pad and data-total. When it has run, the svg
  * has data-js-ok="1"; an exception is written to data-js-error.
- * Context: COLD (leakprint only).
+ * Context: COLD (leakprint; libleakprof.so's html= writer).
  */
 #include <stdio.h>
 
 /* Write the <script> element (CDATA-wrapped). */
 void lp_flame_script(FILE *out);
 
-#endif /* LP_TOOLS_FLAME_SCRIPT_H */
+#endif /* LP_REPORT_FLAME_SCRIPT_H */

@@ -3,7 +3,7 @@
  * html.c - the self-contained HTML report of a massif file (html.h).
  * Context: COLD.
  */
-#include "tools/html.h"
+#include "report/html.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/flame.h"
 #include "report/massif.h"
-#include "tools/diff.h"
-#include "tools/flame.h"
 
 #define CHART_W 1200
 #define CHART_H 320
@@ -231,7 +230,7 @@ static const char tail_script[] =
 int lp_html_report(FILE *out, const struct lp_massif *m, const char *name,
                    long snap, char *err, size_t errlen)
 {
-    long s = snap >= 0 ? snap : lp_default_snapshot(m);
+    long s = snap >= 0 ? snap : lp_flame_default_snapshot(m);
     long peak = lp_massif_peak_index(m);
     char a[32], b[32];
     int rc;

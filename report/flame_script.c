@@ -4,7 +4,7 @@
  * Plain ES5 DOM code, no library, nothing fetched.
  * Context: COLD.
  */
-#include "tools/flame_script.h"
+#include "report/flame_script.h"
 
 static const char script[] =
     "<script type=\"text/ecmascript\"><![CDATA[\n"

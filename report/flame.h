@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef LP_TOOLS_FLAME_H
-#define LP_TOOLS_FLAME_H
+#ifndef LP_REPORT_FLAME_H
+#define LP_REPORT_FLAME_H
 /*
  * flame.h - flame graphs of one massif snapshot's heap tree.
- * Context: COLD (leakprint only).
+ * Context: COLD (leakprint; libleakprof.so's html= writer).
  *
  * A stack is the path from the outermost frame (main, start_thread, ...)
  * to the innermost caller of the allocation function, i.e. a heap-tree
@@ -22,9 +22,13 @@
 
 struct lp_massif;
 
+/* The snapshot shown when none is named: the peak, else the last
+ * detailed snapshot, else the last one; -1 when there is none. */
+long lp_flame_default_snapshot(const struct lp_massif *m);
+
 /* Collapsed stacks "outer;...;inner BYTES\n", one per distinct path with
  * non-zero self bytes, sorted by path. ';' inside a name becomes ':'.
- * snap = -1 means lp_default_snapshot(). Returns 0, -EINVAL (err set:
+ * snap = -1 means lp_flame_default_snapshot(). Returns 0, -EINVAL (err set:
  * no such snapshot, or it has no heap tree) or -ENOMEM. */
 int lp_flame_folded(FILE *out, const struct lp_massif *m, const char *name,
                     long snap, char *err, size_t errlen);
@@ -41,4 +45,4 @@ int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
 int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
                        long snap, bool standalone, char *err, size_t errlen);
 
-#endif /* LP_TOOLS_FLAME_H */
+#endif /* LP_REPORT_FLAME_H */

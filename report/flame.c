@@ -9,7 +9,7 @@
  * name with the outermost frame at the top, then print it either as
  * collapsed stacks or as nested rectangles.
  */
-#include "tools/flame.h"
+#include "report/flame.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/flame_script.h"
 #include "report/massif.h"
-#include "tools/diff.h"
-#include "tools/flame_script.h"
 
 struct fnode {
     char *name;
@@ -222,11 +221,23 @@ static uint64_t finish_tree(struct fnode *f, int depth, int *maxdepth)
     return t;
 }
 
+long lp_flame_default_snapshot(const struct lp_massif *m)
+{
+    size_t n = lp_massif_count(m), i;
+
+    if (lp_massif_peak_index(m) >= 0)
+        return lp_massif_peak_index(m);
+    for (i = n; i-- > 0;)
+        if (lp_massif_snap_kind(m, i) != LP_MASSIF_EMPTY)
+            return (long)i;
+    return n ? (long)n - 1 : -1;
+}
+
 static int pick(const struct lp_massif *m, const char *name, long snap,
                 char *err, size_t errlen)
 {
     if (snap < 0)
-        snap = lp_default_snapshot(m);
+        snap = lp_flame_default_snapshot(m);
     if (snap < 0 || (size_t)snap >= lp_massif_count(m)) {
         snprintf(err, errlen, "%s: no snapshot %ld", name, snap);
         return -1;
