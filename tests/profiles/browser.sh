@@ -68,3 +68,34 @@ check "browser: leakprint --html of sqlite3 renders, scripts ran" \
     'grep -q "<body data-js-ok=\"1\"" sq.dom && grep -q sqlite3Malloc sq.dom && [ "$(grep -o "<svg" sq.dom | wc -l)" -ge 2 ]' "$(grep -o 'data-js-[a-z]*="[^"]*"' sq.dom | head -3)"
 browse --window-size=1280,1400 --screenshot="$SHOTS/sqlite3-report.png" "file://$WORK/sq.html" >/dev/null
 check "screenshot of leakprint --html kept" '[ -s "$SHOTS/sqlite3-report.png" ]'
+
+# Zoom, driven from a script in a copy of the sqlite3 page: clicking
+# (lpFlame.zoom) a narrow frame widens it to the full 1,180 pixels and
+# hides frames outside it; Reset Zoom (unzoom) puts everything back.
+cat > zoom.js <<'JS'
+<script>
+(function () {
+  var svg = document.querySelector('svg.flamegraph'), out = [];
+  var gs = [].slice.call(svg.querySelectorAll('g.f'));
+  var g = gs.filter(function (f) { var w = +f.getAttribute('data-w'); return w > 20 && w < 300; })[0];
+  svg.lpFlame.zoom(g);
+  out.push('zoomed=' + g.querySelector('rect').getAttribute('width'));
+  out.push('hidden=' + gs.filter(function (f) { return f.style.display === 'none'; }).length);
+  svg.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  svg.lpFlame.unzoom();
+  out.push('restored=' + (g.querySelector('rect').getAttribute('width') === (+g.getAttribute('data-w')).toFixed(1)));
+  out.push('shown=' + gs.filter(function (f) { return f.style.display !== 'none'; }).length + '/' + gs.length);
+  document.body.setAttribute('data-zoom-test', out.join(' '));
+})();
+</script>
+JS
+sed -e '/<\/body>/{r zoom.js' -e 'd}' sq.html > zoom.html
+echo '</body></html>' >> zoom.html
+browse --dump-dom "file://$WORK/zoom.html" > zoom.dom
+z=$(sed -n 's/.*data-zoom-test="\([^"]*\)".*/\1/p' zoom.dom | head -1)
+nf=$(grep -o '<g class="f"' sq.html | wc -l)
+check "browser: zoom widens the frame to 1180 px and hides others" \
+    'case "$z" in "zoomed=1180.0 hidden="[1-9]*) true ;; *) false ;; esac' "got '$z'"
+check "browser: Reset Zoom restores every frame" \
+    'case "$z" in *"restored=true shown=$nf/$nf") true ;; *) false ;; esac' "got '$z', $nf frames"
+check "browser: no JavaScript error while zooming" '! grep -q "data-js-error=\"" zoom.dom' "$(grep -o 'data-js-error="[^"]*"' zoom.dom)"
