@@ -22,6 +22,10 @@
 #define CHART_T 20
 #define CHART_B 40
 #define TOP_ROWS 25
+/* Past this many snapshots the chart draws every k-th one (and the peak
+ * and the last), so a 100 MB profile still gives a page that a browser
+ * opens quickly; the figures of every drawn point are exact. */
+#define CHART_POINTS 1500
 
 static void esc(FILE *out, const char *s)
 {
@@ -77,6 +81,13 @@ static const char head[] =
     "dt { font-weight: bold; } dd { margin: 0; font-family: monospace; }\n"
     "</style>\n";
 
+static bool drawn(size_t i, size_t n, long peak)
+{
+    size_t k = n / CHART_POINTS + 1;
+
+    return i % k == 0 || (long)i == peak || i + 1 == n;
+}
+
 static void chart(FILE *out, const struct lp_massif *m, long peak)
 {
     size_t n = lp_massif_count(m), i;
@@ -130,19 +141,24 @@ static void chart(FILE *out, const struct lp_massif *m, long peak)
         fprintf(out, "<polygon fill=\"#f4b183\" stroke=\"none\" points=\"%.1f,%.1f",
                 X(0), Y(0));
         for (i = 0; i < n; i++)
-            fprintf(out, " %.1f,%.1f", X(i), Y(lp_massif_snap_total(m, i)));
+            if (drawn(i, n, peak))
+                fprintf(out, " %.1f,%.1f", X(i),
+                        Y(lp_massif_snap_total(m, i)));
         fprintf(out, " %.1f,%.1f\"/>\n<polyline fill=\"none\" "
                 "stroke=\"#c55a11\" stroke-width=\"1.5\" points=\"",
                 X(n - 1), Y(0));
         for (i = 0; i < n; i++)
-            fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(i),
-                    Y(lp_massif_snap_heap(m, i)));
+            if (drawn(i, n, peak))
+                fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(i),
+                        Y(lp_massif_snap_heap(m, i)));
         fputs("\"/>\n", out);
     }
     for (i = 0; i < n; i++) {
         enum lp_massif_kind k = lp_massif_snap_kind(m, i);
         bool is_peak = (long)i == peak;
 
+        if (!drawn(i, n, peak))
+            continue;
         fprintf(out,
                 "<circle class=\"snap\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
                 "fill=\"%s\" data-snap=\"%zu\"%s><title>snapshot %zu%s: "
