@@ -5,14 +5,15 @@
 FUZZ_CC   ?= clang
 FUZZ_TIME ?= 600
 LEAKPRINT_FUZZ_SRC := tests/fuzz/fuzz_massif.c report/massif.c \
-	report/massif_read.c tools/chart.c tools/msprint.c tools/flame.c \
+	report/massif_read.c tools/chart.c tools/msprint.c report/flame.c \
+	report/flame_script.c \
 	tools/diff.c
 
 .PHONY: fuzz fuzz-run
 fuzz: $(O)/fuzz/fuzz_massif
 
 $(O)/fuzz/fuzz_massif: $(LEAKPRINT_FUZZ_SRC) report/massif.h \
-		report/massif_impl.h tools/chart.h tools/msprint.h tools/flame.h \
+		report/massif_impl.h tools/chart.h tools/msprint.h report/flame.h \
 		tools/diff.h
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -I. -g -O1 \

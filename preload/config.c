@@ -252,6 +252,16 @@ static bool set_sarif(struct lp_config *c, const char *v)
     return *v && copy_path(c->sarif, v);
 }
 
+static bool set_pprof(struct lp_config *c, const char *v)
+{
+    return *v && copy_path(c->pprof, v);
+}
+
+static bool set_html(struct lp_config *c, const char *v)
+{
+    return *v && copy_path(c->html, v);
+}
+
 static bool set_massif(struct lp_config *c, const char *v)
 {
     if (!strcmp(v, "0") || !strcmp(v, "no")) {
@@ -448,6 +458,12 @@ const struct lp_option lp_options[] = {
      set_log_format, 0},
     {"sarif", NULL, "FILE", "also write the leak report as SARIF 2.1.0 (%p: pid)",
      set_sarif, 0},
+    {"pprof", NULL, "FILE",
+     "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
+     set_pprof, 0},
+    {"html", NULL, "FILE",
+     "also write one self-contained HTML report (%p: pid; needs massif)",
+     set_html, 0},
     {"massif", "massif.out.%p", "FILE|0", "massif output file (%p: pid); 0: none",
      set_massif, 0},
     {"time_unit", "B", "B|ms|i",

@@ -50,6 +50,8 @@ struct lp_config {
     char trace_children_skip[LP_CONFIG_PATH_MAX];
     bool log_json;
     char sarif[LP_CONFIG_PATH_MAX];
+    char pprof[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
+    char html[LP_CONFIG_PATH_MAX];  /* "" = none; %p expands */
     bool gen_suppressions;
     int verbosity; /* 1: list used suppressions, print Parent PID */
     uint64_t freelist_vol;  /* bytes of recently freed blocks remembered */

@@ -32,6 +32,7 @@
 #include "preload/arena.h"
 #include "preload/config.h"
 #include "preload/diag.h"
+#include "preload/export.h"
 #include "preload/guard.h"
 #include "preload/leakcheck.h"
 #include "preload/process.h"

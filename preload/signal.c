@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "preload/config.h"
+#include "preload/export.h"
 #include "preload/guard.h"
 #include "preload/leakcheck.h"
 #include "preload/snapshot.h"
@@ -118,6 +119,7 @@ static void dump(void)
     }
     (void)lp_snapshot_dump(n);
     lp_leakcheck_live(n);
+    lp_export_write(n); /* pprof=, html= as PATH.N */
 }
 
 /* Wait for a wake-up; false when the pipe is gone (then poll). */

@@ -12,7 +12,8 @@
 
 #include "report/massif.h"
 #include "tools/diff.h"
-#include "tools/flame.h"
+#include "report/flame.h"
+#include "report/html.h"
 #include "tools/msprint.h"
 
 #ifndef LP_VERSION
@@ -25,6 +26,7 @@ static const char usage_text[] =
     "usage: leakprint [options] massif-out-file\n"
     "       leakprint --diff [options] A[:N] B[:M]\n"
     "       leakprint --flamegraph=folded|svg [--snapshot=N] massif-out-file\n"
+    "       leakprint --html [--snapshot=N] massif-out-file > report.html\n"
     "       leakprint --check massif-out-file...\n"
     "\n"
     "  Prints massif-out-file exactly as Valgrind's ms_print does.\n"
@@ -41,10 +43,13 @@ static const char usage_text[] =
     "                          snapshot with a heap tree, which in a\n"
     "                          massif.out.PID.N is the moment of the signal]\n"
     "    --flamegraph=<fmt>    folded: collapsed stacks for flamegraph.pl,\n"
-    "                          inferno or speedscope; svg: a flame graph\n"
-    "    --snapshot=<n|last|peak>  the snapshot for --flamegraph [the peak,\n"
-    "                          else the last detailed one], or for both\n"
-    "                          files of --diff when not named as FILE:N\n"
+    "                          inferno or speedscope; svg: an interactive\n"
+    "                          flame graph (search, click to zoom)\n"
+    "    --html                one self-contained HTML page: heap over time,\n"
+    "                          flame graph and top consumers of a snapshot\n"
+    "    --snapshot=<n|last|peak>  the snapshot for --flamegraph and --html\n"
+    "                          [the peak, else the last detailed one], or for\n"
+    "                          both files of --diff when not named as FILE:N\n"
     "    --check               validate files against massif's strict grammar\n"
     "                          (what massif writes and massif-visualizer\n"
     "                          reads); prints 'FILE: ok' or the first error\n";
@@ -194,6 +199,29 @@ static int run_check(int argc, char **argv)
     return finish(bad);
 }
 
+/* --html: the self-contained HTML report on stdout. */
+static int run_html(const char *path, long snap, bool snap_given)
+{
+    struct lp_massif *m = load(path);
+    char err[256];
+    int rc;
+
+    if (m == NULL)
+        return 1;
+    if (snap_given && snap < 0 &&
+        (snap = lp_diff_pick(m, path, snap, err, sizeof(err))) < 0) {
+        fprintf(stderr, "leakprint: %s\n", err);
+        lp_massif_free(m);
+        return finish(1);
+    }
+    rc = lp_html_report(stdout, m, path, snap, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "leakprint: %s\n",
+                rc == -ENOMEM ? "out of memory" : rc == -EIO ? "write error" : err);
+    lp_massif_free(m);
+    return finish(rc ? 1 : 0);
+}
+
 static int run_flame(const char *path, const char *fmt, long snap,
                      bool snap_given)
 {
@@ -229,7 +257,7 @@ int main(int argc, char **argv)
     };
     const char *files[2] = { NULL, NULL }, *flame = NULL;
     int nfiles = 0, rc;
-    bool diff = false, check = false, snap_given = false;
+    bool diff = false, check = false, snap_given = false, html = false;
     long snap = -1;
     struct lp_massif *m;
     char err[512];
@@ -261,6 +289,8 @@ int main(int argc, char **argv)
             o.height = (int)v;
         } else if (!strcmp(a, "--diff")) {
             diff = true;
+        } else if (!strcmp(a, "--html")) {
+            html = true;
         } else if (!strcmp(a, "--check")) {
             check = true;
         } else if (!strncmp(a, "--flamegraph=", 13)) {
@@ -291,10 +321,15 @@ int main(int argc, char **argv)
     }
     if (nfiles == 0)
         return usage("no massif-out-file given");
+    if (html) {
+        if (flame != NULL)
+            return usage("--html and --flamegraph are separate outputs");
+        return run_html(files[0], snap, snap_given);
+    }
     if (flame != NULL)
         return run_flame(files[0], flame, snap, snap_given);
     if (snap_given)
-        return usage("--snapshot only goes with --flamegraph or --diff");
+        return usage("--snapshot only goes with --flamegraph, --html or --diff");
 
     /* Like ms_print, extra file names are ignored; the first is used. */
     m = load(files[0]);

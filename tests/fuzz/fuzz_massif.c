@@ -15,7 +15,7 @@
 
 #include "report/massif.h"
 #include "tools/diff.h"
-#include "tools/flame.h"
+#include "report/flame.h"
 #include "tools/msprint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

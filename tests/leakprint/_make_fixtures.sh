@@ -53,8 +53,10 @@ valgrind -q --tool=massif --trace-children=yes --time-unit=B \
     --massif-out-file="$TMP/gcc.%p" gcc -O2 -c "$TMP/hello.c" -o "$TMP/hello.o" >/dev/null 2>&1
 cc1=$(grep -l '^cmd: .*cc1 ' "$TMP"/gcc.* | head -1)
 cp "$cc1" "$FIX/gcc-cc1.massif.out"
+# The shared examples sit beside the repository, as everything else finds them.
+EXAMPLES=../shared/examples
 for e in prog1 prog2 prog4 cpp1 nofree prog1-stacks; do
-    cp /work/shared/examples/massif.out.$e "$FIX/example-$e.massif.out" 2>/dev/null || true
+    cp "$EXAMPLES/massif.out.$e" "$FIX/example-$e.massif.out" 2>/dev/null || true
 done
 fi
 

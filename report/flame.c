@@ -9,7 +9,7 @@
  * name with the outermost frame at the top, then print it either as
  * collapsed stacks or as nested rectangles.
  */
-#include "tools/flame.h"
+#include "report/flame.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/flame_script.h"
 #include "report/massif.h"
-#include "tools/diff.h"
 
 struct fnode {
     char *name;
@@ -129,10 +129,46 @@ static void add_stack(struct builder *b, int depth, uint64_t bytes)
     f->self += bytes;
 }
 
+/* massif's aggregate leaves: "in 1 place, below massif's threshold (T)"
+ * and "in K places, all below massif's threshold (T)". */
+static bool is_aggregate(const struct lp_massif_node *n)
+{
+    const char *l = lp_massif_node_label(n);
+
+    return strncmp(l, "in ", 3) == 0 &&
+           strstr(l, "below massif's threshold") != NULL &&
+           lp_massif_node_first_child(n) == NULL;
+}
+
+/*
+ * An aggregate stands for callers of its parent that massif did not keep:
+ * frames further out than the parent, unknown. Its bytes go to its
+ * parent's stack, which then starts at the parent (a truncated stack, as
+ * perf shows one), instead of under a made-up outermost frame named "in
+ * K places"; below the tree's root, the parent is the allocation
+ * functions themselves.
+ */
+static void add_aggregate(struct builder *b, int depth, uint64_t bytes)
+{
+    static char alloc_fns[] = "(heap allocation functions)";
+
+    if (depth > 1) {
+        add_stack(b, depth - 1, bytes);
+    } else {
+        b->path[0] = alloc_fns;
+        add_stack(b, 1, bytes);
+        b->path[0] = NULL;
+    }
+}
+
 static void walk(struct builder *b, const struct lp_massif_node *n, int depth)
 {
     uint64_t kids = 0, self;
 
+    if (depth > 0 && is_aggregate(n)) {
+        add_aggregate(b, depth, lp_massif_node_bytes(n));
+        return;
+    }
     if (depth > 0) {
         b->path[depth - 1] = frame_name(lp_massif_node_label(n));
         if (b->path[depth - 1] == NULL) {
@@ -185,11 +221,23 @@ static uint64_t finish_tree(struct fnode *f, int depth, int *maxdepth)
     return t;
 }
 
+long lp_flame_default_snapshot(const struct lp_massif *m)
+{
+    size_t n = lp_massif_count(m), i;
+
+    if (lp_massif_peak_index(m) >= 0)
+        return lp_massif_peak_index(m);
+    for (i = n; i-- > 0;)
+        if (lp_massif_snap_kind(m, i) != LP_MASSIF_EMPTY)
+            return (long)i;
+    return n ? (long)n - 1 : -1;
+}
+
 static int pick(const struct lp_massif *m, const char *name, long snap,
                 char *err, size_t errlen)
 {
     if (snap < 0)
-        snap = lp_default_snapshot(m);
+        snap = lp_flame_default_snapshot(m);
     if (snap < 0 || (size_t)snap >= lp_massif_count(m)) {
         snprintf(err, errlen, "%s: no snapshot %ld", name, snap);
         return -1;
@@ -335,6 +383,21 @@ static void colour(const char *name, int *r, int *g, int *b)
     *b = (int)((h >> 16) % 56);
 }
 
+/* n with thousands separators ("20,480,000"), as Memcheck prints. */
+static const char *thousands(uint64_t n, char *buf, size_t len)
+{
+    char tmp[32];
+    int d = snprintf(tmp, sizeof(tmp), "%" PRIu64, n), i, o = 0;
+
+    for (i = 0; i < d && (size_t)o + 2 < len; i++) {
+        if (i > 0 && (d - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 struct svg {
     FILE *out;
     double scale; /* pixels per byte */
@@ -346,49 +409,53 @@ static void svg_frame(struct svg *v, const struct fnode *f, double x,
                       int level)
 {
     double w = (double)f->total * v->scale, cx = x;
-    int y = v->height - SVG_PAD - (level + 1) * FRAME_H, r, g, b;
+    int y = v->height - SVG_PAD - 30 - (level + 1) * FRAME_H, r, g, b;
     size_t fit;
     char bytes[32];
 
     if (w < 0.1)
         return;
     colour(f->name, &r, &g, &b);
-    snprintf(bytes, sizeof(bytes), "%" PRIu64, f->total);
-    fputs("<g><title>", v->out);
+    fputs("<g class=\"f\" data-n=\"", v->out);
     xml_escape(v->out, f->name, SIZE_MAX);
-    fprintf(v->out, " (%s bytes, %.2f%%)</title>", bytes,
+    fprintf(v->out,
+            "\" data-b=\"%" PRIu64 "\" data-l=\"%d\" data-x=\"%.3f\" "
+            "data-w=\"%.3f\"><title>",
+            f->total, level, x, w);
+    xml_escape(v->out, f->name, SIZE_MAX);
+    fprintf(v->out, " (%s bytes, %.2f%%)</title>",
+            thousands(f->total, bytes, sizeof(bytes)),
             v->all ? 100.0 * (double)f->total / (double)v->all : 0.0);
     fprintf(v->out,
             "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
             "fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
             x, y, w, FRAME_H - 1, r, g, b);
     fit = w > 3 * CHAR_W ? (size_t)(w / CHAR_W) : 0;
+    fprintf(v->out, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + 11);
     if (fit > 2) {
         size_t len = strlen(f->name);
 
-        fprintf(v->out, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + 11);
         if (len <= fit - 1) {
             xml_escape(v->out, f->name, len);
         } else {
             xml_escape(v->out, f->name, fit - 3);
             fputs("..", v->out);
         }
-        fputs("</text>", v->out);
     }
-    fputs("</g>\n", v->out);
+    fputs("</text></g>\n", v->out);
     for (size_t i = 0; i < f->nkids; i++) {
         svg_frame(v, f->kids[i], cx, level + 1);
         cx += (double)f->kids[i]->total * v->scale;
     }
 }
 
-int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
-                 long snap, char *err, size_t errlen)
+int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
+                       long snap, bool standalone, char *err, size_t errlen)
 {
     struct fnode *root;
     struct svg v = { .out = out };
     int s = pick(m, name, snap, err, errlen), maxdepth;
-    char total[32];
+    char total[32], intree[32];
 
     if (s < 0)
         return -EINVAL;
@@ -399,27 +466,47 @@ int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
     v.all = root->total;
     v.scale = root->total ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)root->total
                           : 0;
-    v.height = (maxdepth + 1) * FRAME_H + 2 * SVG_PAD + 30;
-    snprintf(total, sizeof(total), "%" PRIu64, lp_massif_snap_total(m, s));
+    v.height = (maxdepth + 1) * FRAME_H + 2 * SVG_PAD + 80;
+    if (standalone)
+        fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", out);
     fprintf(out,
-            "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-            "<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-            "<style>text { font-family: Verdana, sans-serif; font-size: "
-            "12px; fill: rgb(0,0,0); } rect:hover { stroke: black; }"
-            "</style>\n"
+            "<svg version=\"1.1\" class=\"flamegraph\" width=\"%d\" "
+            "height=\"%d\" viewBox=\"0 0 %d %d\" "
+            "xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" "
+            "data-pad=\"%d\" data-total=\"%" PRIu64 "\">\n"
+            "<style>.flamegraph text { font-family: Verdana, sans-serif; "
+            "font-size: 12px; fill: rgb(0,0,0); } .flamegraph g.f:hover rect "
+            "{ stroke: black; stroke-width: 0.5; } .flamegraph g.f, "
+            ".flamegraph .unzoom, .flamegraph .search { cursor: pointer; } "
+            ".flamegraph .unzoom { opacity: 0; }</style>\n"
             "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
             "fill=\"rgb(248,248,248)\"/>\n"
             "<text x=\"%d\" y=\"24\" style=\"font-size: 17px\">Heap flame "
             "graph: ",
-            SVG_WIDTH, v.height, SVG_WIDTH, v.height, SVG_PAD);
+            SVG_WIDTH, v.height, SVG_WIDTH, v.height, SVG_WIDTH, SVG_PAD,
+            root->total, SVG_PAD);
     xml_escape(out, name, SIZE_MAX);
     fprintf(out,
-            ", snapshot %d (%" PRIu64 " bytes in the tree, %s bytes "
-            "total)</text>\n",
-            s, root->total, total);
+            ", snapshot %d (%s bytes in the tree, %s bytes total)</text>\n"
+            "<text class=\"unzoom\" x=\"%d\" y=\"48\">Reset Zoom</text>\n"
+            "<text class=\"search\" x=\"%d\" y=\"48\" "
+            "text-anchor=\"end\">Search</text>\n"
+            "<text class=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
+            "<text class=\"matched\" x=\"%d\" y=\"%d\" "
+            "text-anchor=\"end\"> </text>\n",
+            s, thousands(root->total, intree, sizeof(intree)),
+            thousands(lp_massif_snap_total(m, s), total, sizeof(total)),
+            SVG_PAD, SVG_WIDTH - SVG_PAD, SVG_PAD, v.height - 12,
+            SVG_WIDTH - SVG_PAD, v.height - 12);
     svg_frame(&v, root, SVG_PAD, 0);
+    lp_flame_script(out);
     fputs("</svg>\n", out);
     fnode_free(root);
     return 0;
+}
+
+int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
+                 long snap, char *err, size_t errlen)
+{
+    return lp_flame_svg_write(out, m, name, snap, true, err, errlen);
 }
