@@ -114,6 +114,7 @@ static void write_outputs(void *arg)
                 "incomplete");
     report_errors = lp_leakcheck_run(false);
     lp_snapshot_write_final();
+    lp_export_write(0); /* pprof=, html= */
 }
 
 /* The current stack may be small: an alternate signal stack, or a signal
