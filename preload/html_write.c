@@ -6,6 +6,7 @@
  * library and leakprint alike.
  * Context: COLD, guard held.
  */
+#include "preload/outfile.h"
 #include "preload/html_write.h"
 
 #include <errno.h>
@@ -36,32 +37,11 @@ static int write_page(const char *path, const struct lp_massif *m,
                       const char *name, char *err, size_t errlen)
 {
     char tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f;
-    int fd, rc;
+    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-        sizeof(tmp))
-        return -ENAMETOOLONG;
-    (void)unlink(tmp);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0666);
-    if (fd < 0)
+    if (!f)
         return -errno;
-    f = fdopen(fd, "w");
-    if (!f) {
-        rc = -errno;
-        close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    rc = lp_html_report(f, m, name, -1, err, errlen);
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
+    return lp_outfile_commit(f, tmp, path, lp_html_report(f, m, name, -1, err, errlen));
 }
 
 void lp_html_write_file(unsigned seq)

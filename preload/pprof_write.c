@@ -24,6 +24,7 @@
  *
  * Context: COLD, guard held.
  */
+#include "preload/outfile.h"
 #include "preload/pprof_write.h"
 
 #include <elf.h>
@@ -311,32 +312,11 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
 static int write_gz(const char *path, struct lp_pprof *p)
 {
     char tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f;
-    int fd, rc;
+    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-        sizeof(tmp))
-        return -ENAMETOOLONG;
-    (void)unlink(tmp); /* a leftover of a crashed run with our pid */
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0666);
-    if (fd < 0)
+    if (!f)
         return -errno;
-    f = fdopen(fd, "w");
-    if (!f) {
-        rc = -errno;
-        close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    rc = lp_pprof_write(p, f);
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
+    return lp_outfile_commit(f, tmp, path, lp_pprof_write(p, f));
 }
 
 void lp_pprof_write_file(unsigned seq)

@@ -33,7 +33,7 @@ int main(void)
     in_struct.p = malloc(32);
     keep_static();
     interior = (char *)malloc(64) + 10;
-    (void)malloc(8); /* dropped */
+    (void)!malloc(8); /* dropped */
     printf("globals: %d\n", in_struct.tag);
     return 0;
 }

@@ -30,7 +30,7 @@ int main(void)
 {
     void *volatile mine = malloc(16);
 
-    (void)malloc(8); /* dropped */
+    (void)!malloc(8); /* dropped */
     middle();
     return mine != NULL; /* not reached */
 }
