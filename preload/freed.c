@@ -1,37 +1,70 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * freed.c - the recently-freed queue (Memcheck's freelist), sharded.
+ * freed.c - the recently-freed queue (Memcheck's freelist), one lane per
+ * thread.
  *
- * Each shard is a FIFO ring of entries plus an open-addressing index
- * (linear probing, deletion by backward shift, as table.c does) mapping
- * an address to its ring slot. The ring drops from its head: the oldest
- * free goes first, as Memcheck releases its oldest blocks once the queued
- * volume exceeds --freelist-vol. A shard keeps 1/LP_FREED_SHARDS of the
- * volume; with addresses spread by hash that is the same bound in total.
+ * A lane is a FIFO ring of entries plus an open-addressing index (linear
+ * probing, deletion by backward shift, as table.c does) mapping an
+ * address to its ring slot. The ring drops from its head: the oldest free
+ * goes first, as Memcheck releases its oldest blocks once the queued
+ * volume exceeds --freelist-vol. Each lane keeps 1/(number of lanes) of
+ * the volume, so the total stays within the bound.
  *
- * Cost on a free: one hash, one uncontended spinlock, one index insert
- * and, when the shard is full, one eviction. The arrays of a shard
- * (160 KiB) come from the arena on its first push.
+ * Why per thread: the queue is written on every free and read only when
+ * a free goes wrong. Sharded by address, two threads freeing their own
+ * blocks kept pulling the same shard locks, rings and index lines from
+ * each other's caches (17% of a 2-thread storm). A thread's own lane
+ * stays in its own cache; its spinlock is taken uncontended except when
+ * a bad free or a forget (both rare) visits every lane. Entries carry a
+ * time stamp so that, when two lanes hold the same address (freed by one
+ * thread, reused and freed by another), find reports the newest.
+ *
+ * Which lane: threads.c gives each thread record a lane (kept with the
+ * record when it is recycled, like the unwinder's memo) and points
+ * lp_self.freed_lane at it; the main thread and threads we did not see
+ * start share the first lane.
+ *
+ * Cost on a free: one hash, one uncontended spinlock on a line of our
+ * own, one index insert and, when the lane is full, one eviction. A
+ * lane's arrays come from the arena on its first push and grow (x4, up
+ * to LP_FREED_RING_MAX entries) while its volume share allows.
  * Context: HOT; lp_freed_find is COLD but lock-safe anywhere.
  */
 #include "preload/freed.h"
 
 #include "preload/arena.h"
+#include "preload/tcb_slot.h"
 
-#define RING_MASK (LP_FREED_RING - 1)
-#define INDEX_SLOTS (LP_FREED_RING * 2)
-#define INDEX_MASK (INDEX_SLOTS - 1)
-
-static struct shard {
+struct lp_freed_lane {
     int lock; /* lp_spin_lock */
-    uint32_t head, count;
+    uint32_t head, count, cap; /* cap: ring entries, a power of two */
     uint64_t volume;
-    struct lp_freed *ring; /* LP_FREED_RING entries */
-    uint32_t *index;       /* INDEX_SLOTS: ring slot + 1; 0 = empty */
-    char pad[24];
-} shards[LP_FREED_SHARDS];
+    struct ent *ring; /* cap entries */
+    uint32_t *index;  /* 2 * cap slots: ring slot + 1; 0 = empty */
+    struct lp_freed_lane *next; /* every lane, push-only */
+    char pad[16];
+};
 
-static uint64_t shard_limit = LP_FREED_VOLUME_DEFAULT / LP_FREED_SHARDS;
+struct ent {
+    struct lp_freed f;
+    uint64_t stamp; /* when it was queued (orders lanes) */
+};
+
+static struct lp_freed_lane first_lane;
+static struct lp_freed_lane *lanes = &first_lane;
+static uint32_t nlanes = 1;
+static uint64_t volume_limit = LP_FREED_VOLUME_DEFAULT;
+
+static inline uint64_t stamp_now(void)
+{
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    static uint64_t clock;
+
+    return lp_add_relaxed(&clock, 1);
+#endif
+}
 
 static inline uint64_t mix(uintptr_t a)
 {
@@ -45,213 +78,261 @@ static inline uint64_t mix(uintptr_t a)
     return k;
 }
 
-static inline struct shard *shard_of(uint64_t h)
+static inline struct lp_freed_lane *my_lane(void)
 {
-    return &shards[h >> 58];
+    struct lp_freed_lane *l = lp_self.freed_lane;
+
+    return l ? l : &first_lane;
 }
 
 /* Index slot holding addr, or the empty slot ending its probe run. */
-static inline size_t probe(const struct shard *s, uintptr_t addr, uint64_t h)
+static inline size_t probe(const struct lp_freed_lane *l, uintptr_t addr,
+                           uint64_t h)
 {
-    size_t i = h & INDEX_MASK;
+    size_t mask = (size_t)l->cap * 2 - 1, i = h & mask;
 
-    while (s->index[i] && s->ring[s->index[i] - 1].addr != addr)
-        i = (i + 1) & INDEX_MASK;
+    while (l->index[i] && l->ring[l->index[i] - 1].f.addr != addr)
+        i = (i + 1) & mask;
     return i;
 }
 
 /* Empty index slot i, shifting the rest of its run back. */
-static void index_erase(struct shard *s, size_t i)
+static void index_erase(struct lp_freed_lane *l, size_t i)
 {
-    size_t j = i;
+    size_t mask = (size_t)l->cap * 2 - 1, j = i;
 
     for (;;) {
         size_t home;
 
-        j = (j + 1) & INDEX_MASK;
-        if (!s->index[j])
+        j = (j + 1) & mask;
+        if (!l->index[j])
             break;
-        home = mix(s->ring[s->index[j] - 1].addr) & INDEX_MASK;
+        home = mix(l->ring[l->index[j] - 1].f.addr) & mask;
         if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-            s->index[i] = s->index[j];
+            l->index[i] = l->index[j];
             i = j;
         }
     }
-    s->index[i] = 0;
+    l->index[i] = 0;
 }
 
 /* Kill the entry in ring slot pos (lock held; its index entry exists). */
-static void drop(struct shard *s, uint32_t pos)
+static void drop(struct lp_freed_lane *l, uint32_t pos)
 {
-    struct lp_freed *e = &s->ring[pos];
+    struct ent *e = &l->ring[pos];
 
-    if (!e->addr)
+    if (!e->f.addr)
         return;
-    index_erase(s, probe(s, e->addr, mix(e->addr)));
-    s->volume -= e->size;
-    e->addr = 0;
+    index_erase(l, probe(l, e->f.addr, mix(e->f.addr)));
+    l->volume -= e->f.size;
+    e->f.addr = 0;
 }
 
-static bool ensure_arrays(struct shard *s)
+static void free_arrays(struct ent *ring, uint32_t *index, uint32_t cap)
 {
-    if (LP_LIKELY(s->ring != NULL))
-        return true;
-    s->ring = lp_arena_alloc(sizeof(*s->ring) * LP_FREED_RING);
-    s->index = lp_arena_alloc(sizeof(*s->index) * INDEX_SLOTS);
-    if (s->ring && s->index)
-        return true;
-    if (s->ring)
-        lp_arena_free(s->ring, sizeof(*s->ring) * LP_FREED_RING);
-    if (s->index)
-        lp_arena_free(s->index, sizeof(*s->index) * INDEX_SLOTS);
-    s->ring = NULL;
-    s->index = NULL;
-    return false;
+    if (ring)
+        lp_arena_free(ring, sizeof(*ring) * cap);
+    if (index)
+        lp_arena_free(index, sizeof(*index) * cap * 2);
+}
+
+/* Give the lane a ring of cap entries, keeping its live entries in
+ * order. False (and the lane unchanged) without memory. */
+static bool resize(struct lp_freed_lane *l, uint32_t cap)
+{
+    struct ent *ring = lp_arena_alloc(sizeof(*ring) * cap);
+    uint32_t *index = lp_arena_alloc(sizeof(*index) * cap * 2);
+    struct ent *old = l->ring;
+    uint32_t i, n = 0, oldcap = l->cap;
+
+    if (!ring || !index) {
+        free_arrays(ring, index, cap);
+        return false;
+    }
+    for (i = 0; old && i < l->count; i++) {
+        struct ent *e = &old[(l->head + i) & (oldcap - 1)];
+
+        if (e->f.addr)
+            ring[n++] = *e;
+    }
+    free_arrays(old, l->index, oldcap);
+    l->ring = ring;
+    l->index = index;
+    l->cap = cap;
+    l->head = 0;
+    l->count = n;
+    for (i = 0; i < n; i++)
+        l->index[probe(l, ring[i].f.addr, mix(ring[i].f.addr))] = i + 1;
+    return true;
 }
 
 void lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
                    uint32_t free_stack)
 {
-    uint64_t h = mix(addr), limit = lp_load_relaxed(&shard_limit);
-    struct shard *s = shard_of(h);
-    struct lp_freed *e;
+    uint64_t h = mix(addr), limit = lp_load_relaxed(&volume_limit);
+    struct lp_freed_lane *l = my_lane();
+    struct ent *e;
     size_t i;
     uint32_t pos;
 
     if (limit == 0 || addr == 0)
         return;
-    lp_spin_lock(&s->lock);
-    if (!ensure_arrays(s))
+    limit = limit / lp_load_relaxed(&nlanes) + 1;
+    lp_spin_lock(&l->lock);
+    if (LP_UNLIKELY(!l->ring) && !resize(l, LP_FREED_RING))
         goto out;
-    i = probe(s, addr, h);
-    if (s->index[i])
-        drop(s, s->index[i] - 1);
+    i = probe(l, addr, h);
+    if (l->index[i])
+        drop(l, l->index[i] - 1);
+    /* Full but within its volume share: grow rather than forget. */
+    if (LP_UNLIKELY(l->count == l->cap) && l->cap < LP_FREED_RING_MAX &&
+        l->volume + size <= limit)
+        (void)resize(l, l->cap * 4);
     /* Oldest first, until the new entry fits (a block bigger than the
      * whole share is still kept, alone, as the newest). */
-    while (s->count > 0 &&
-           (s->count == LP_FREED_RING || s->volume + size > limit)) {
-        drop(s, s->head);
-        s->head = (s->head + 1) & RING_MASK;
-        s->count--;
+    while (l->count > 0 && (l->count == l->cap || l->volume + size > limit)) {
+        drop(l, l->head);
+        l->head = (l->head + 1) & (l->cap - 1);
+        l->count--;
     }
-    pos = (s->head + s->count) & RING_MASK;
-    e = &s->ring[pos];
-    e->addr = addr;
-    e->size = size;
-    e->alloc_stack = alloc_stack;
-    e->free_stack = free_stack;
-    s->index[probe(s, addr, h)] = pos + 1;
-    s->count++;
-    s->volume += size;
+    pos = (l->head + l->count) & (l->cap - 1);
+    e = &l->ring[pos];
+    e->f.addr = addr;
+    e->f.size = size;
+    e->f.alloc_stack = alloc_stack;
+    e->f.free_stack = free_stack;
+    e->stamp = stamp_now();
+    l->index[probe(l, addr, h)] = pos + 1;
+    l->count++;
+    l->volume += size;
 out:
-    lp_spin_unlock(&s->lock);
+    lp_spin_unlock(&l->lock);
 }
 
 bool lp_freed_find(uintptr_t addr, struct lp_freed *out)
 {
-    uint64_t h = mix(addr);
-    struct shard *s = shard_of(h);
+    uint64_t h = mix(addr), best_stamp = 0;
+    struct lp_freed_lane *l;
     bool found = false;
-    size_t i;
 
     if (addr == 0)
         return false;
-    lp_spin_lock(&s->lock);
-    if (s->ring && s->index[i = probe(s, addr, h)]) {
-        if (out)
-            *out = s->ring[s->index[i] - 1];
-        found = true;
+    for (l = lp_load_acquire(&lanes); l; l = l->next) {
+        size_t i;
+
+        lp_spin_lock(&l->lock);
+        if (l->ring && l->index[i = probe(l, addr, h)]) {
+            const struct ent *e = &l->ring[l->index[i] - 1];
+
+            if (!found || e->stamp > best_stamp) {
+                if (out)
+                    *out = e->f;
+                best_stamp = e->stamp;
+                found = true;
+            }
+        }
+        lp_spin_unlock(&l->lock);
     }
-    lp_spin_unlock(&s->lock);
     return found;
 }
 
 void lp_freed_forget(uintptr_t addr)
 {
     uint64_t h = mix(addr);
-    struct shard *s = shard_of(h);
-    size_t i;
+    struct lp_freed_lane *l;
 
-    /* Racy peek: a shard never used has nothing to forget. */
-    if (addr == 0 || lp_load_relaxed(&s->ring) == NULL)
+    if (addr == 0)
         return;
-    lp_spin_lock(&s->lock);
-    if (s->ring && s->index[i = probe(s, addr, h)])
-        drop(s, s->index[i] - 1);
-    lp_spin_unlock(&s->lock);
+    for (l = lp_load_acquire(&lanes); l; l = l->next) {
+        size_t i;
+
+        /* Racy peek: a lane never used has nothing to forget. */
+        if (lp_load_relaxed(&l->ring) == NULL)
+            continue;
+        lp_spin_lock(&l->lock);
+        if (l->ring && l->index[i = probe(l, addr, h)])
+            drop(l, l->index[i] - 1);
+        lp_spin_unlock(&l->lock);
+    }
+}
+
+struct lp_freed_lane *lp_freed_lane_new(void)
+{
+    struct lp_freed_lane *l = lp_arena_alloc(sizeof(*l));
+
+    if (l == NULL)
+        return NULL;
+    l->next = lp_load_relaxed(&lanes);
+    while (!lp_cas(&lanes, &l->next, l))
+        ;
+    lp_add_relaxed(&nlanes, 1);
+    return l;
 }
 
 uint64_t lp_freed_volume(void)
 {
+    const struct lp_freed_lane *l;
     uint64_t v = 0;
-    size_t i;
 
-    for (i = 0; i < LP_FREED_SHARDS; i++)
-        v += lp_load_relaxed(&shards[i].volume);
+    for (l = lp_load_acquire(&lanes); l; l = l->next)
+        v += lp_load_relaxed(&l->volume);
     return v;
 }
 
 size_t lp_freed_count(void)
 {
-    size_t i, j, n = 0;
+    struct lp_freed_lane *l;
+    size_t j, n = 0;
 
-    for (i = 0; i < LP_FREED_SHARDS; i++) {
-        struct shard *s = &shards[i];
-
-        lp_spin_lock(&s->lock);
-        for (j = 0; s->ring && j < s->count; j++)
-            if (s->ring[(s->head + j) & RING_MASK].addr)
+    for (l = lp_load_acquire(&lanes); l; l = l->next) {
+        lp_spin_lock(&l->lock);
+        for (j = 0; l->ring && j < l->count; j++)
+            if (l->ring[(l->head + j) & (l->cap - 1)].f.addr)
                 n++;
-        lp_spin_unlock(&s->lock);
+        lp_spin_unlock(&l->lock);
     }
     return n;
 }
 
 void lp_freed_set_volume(uint64_t bytes)
 {
-    lp_store_relaxed(&shard_limit, bytes / LP_FREED_SHARDS +
-                                       (bytes % LP_FREED_SHARDS != 0));
+    lp_store_relaxed(&volume_limit, bytes);
 }
 
 void lp_freed_reset(void)
 {
-    size_t i;
+    struct lp_freed_lane *l;
 
-    for (i = 0; i < LP_FREED_SHARDS; i++) {
-        struct shard *s = &shards[i];
-
-        if (s->ring) {
-            lp_arena_free(s->ring, sizeof(*s->ring) * LP_FREED_RING);
-            lp_arena_free(s->index, sizeof(*s->index) * INDEX_SLOTS);
-        }
-        s->ring = NULL;
-        s->index = NULL;
-        s->head = s->count = 0;
-        s->volume = 0;
-        s->lock = 0;
+    for (l = lanes; l; l = l->next) {
+        free_arrays(l->ring, l->index, l->cap);
+        l->ring = NULL;
+        l->index = NULL;
+        l->cap = l->head = l->count = 0;
+        l->volume = 0;
+        l->lock = 0;
     }
 }
 
 void lp_freed_lock_all(void)
 {
-    size_t i;
+    struct lp_freed_lane *l;
 
-    for (i = 0; i < LP_FREED_SHARDS; i++)
-        lp_spin_lock(&shards[i].lock);
+    for (l = lp_load_acquire(&lanes); l; l = l->next)
+        lp_spin_lock(&l->lock);
 }
 
 void lp_freed_unlock_all(void)
 {
-    size_t i;
+    struct lp_freed_lane *l;
 
-    for (i = LP_FREED_SHARDS; i-- > 0;)
-        lp_spin_unlock(&shards[i].lock);
+    for (l = lp_load_acquire(&lanes); l; l = l->next)
+        lp_spin_unlock(&l->lock);
 }
 
 void lp_freed_atfork_child(void)
 {
-    size_t i;
+    struct lp_freed_lane *l;
 
-    for (i = 0; i < LP_FREED_SHARDS; i++)
-        shards[i].lock = 0;
+    for (l = lanes; l; l = l->next)
+        l->lock = 0;
 }

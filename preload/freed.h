@@ -13,18 +13,19 @@
  * own, made under the guard) calls lp_freed_forget() so a later free of it
  * is never taken for a double free.
  *
- * Split by address hash into LP_FREED_SHARDS FIFO rings with a hash index
- * each, one spinlock per shard; a ring drops its oldest entries when its
- * share of the volume, or its slot count, is exceeded. A second free of an
- * address already queued replaces the entry (it moves to the tail).
+ * One lane per thread (freed.c says why): a FIFO ring with a hash index
+ * and a spinlock; a ring drops its oldest entries when its share of the
+ * volume, or its slot count, is exceeded. A second free of an address
+ * already queued in the same lane replaces the entry (it moves to the
+ * tail); across lanes, find reports the newest.
  *
- * Context: HOT (push, forget), COLD (find). Memory: lp_arena, a shard's
+ * Context: HOT (push, forget), COLD (find). Memory: lp_arena, a lane's
  * arrays on its first push. Callers hold the guard.
  */
 #include "preload/lp.h"
 
-#define LP_FREED_SHARDS 64
-#define LP_FREED_RING 1024 /* entries per shard, a power of two */
+#define LP_FREED_RING 1024          /* first ring of a lane, a power of 2 */
+#define LP_FREED_RING_MAX 65536     /* largest ring of a lane */
 #define LP_FREED_VOLUME_DEFAULT 20000000ull
 
 struct lp_freed {
@@ -35,7 +36,7 @@ struct lp_freed {
 };
 
 /* Queue a block that was just freed. Never fails: without memory for
- * the shard's arrays the block is simply not remembered. */
+ * the lane's arrays the block is simply not remembered. */
 void lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
                    uint32_t free_stack);
 
@@ -50,14 +51,17 @@ void lp_freed_forget(uintptr_t addr);
 uint64_t lp_freed_volume(void);
 size_t lp_freed_count(void);
 
-/* Set the total volume (split evenly across shards); for tests and the
+/* A new lane for a thread record (threads.c); NULL without memory. */
+struct lp_freed_lane *lp_freed_lane_new(void);
+
+/* Set the total volume (split evenly across lanes); for tests and the
  * freelist_vol option. 0 keeps nothing. */
 void lp_freed_set_volume(uint64_t bytes);
 
 /* Forget everything (tests). Not thread-safe. */
 void lp_freed_reset(void);
 
-/* fork: take / release every shard lock; reinitialise them in the child. */
+/* fork: take / release every lane's lock; reinitialise them in the child. */
 void lp_freed_lock_all(void);
 void lp_freed_unlock_all(void);
 void lp_freed_atfork_child(void);

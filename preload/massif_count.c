@@ -43,7 +43,8 @@
 #include "preload/arena.h"
 #include "preload/massif_state.h"
 #include "preload/real.h"
-#include "preload/stack.h"
+#include "preload/stack_count.h"
+#include "preload/tcb_slot.h"
 
 #define MAX_SNAPS 1000
 #define LIVE_CHUNK_BITS 12 /* 4096 contexts per bitmap chunk */
@@ -51,15 +52,20 @@
 #define LIVE_DIR_SIZE 4096 /* up to 16M contexts, then a full walk */
 
 static struct {
-    /* Written on every event. */
+    /* Written on every event (single-threaded), or on every flush of a
+     * thread's pending deltas: a cache line of their own, so that the
+     * fields every event reads are not pulled away by each write. */
     uint64_t grow, shrink, heap;
     uint64_t time; /* i unit only: events counted */
+    char pad0[32];
+    /* Read on every event, written only when a snapshot is taken. */
     int64_t earliest_next;
     uint64_t peak_limit;
     bool enabled;
     bool live_overflow; /* a context the bitmap missed: walk them all */
     enum lp_time_unit unit;
     uint64_t t0_ns;
+    char pad1[24];
     /* Under lock. */
     pthread_mutex_t lock;
     struct lp_sched sched;
@@ -67,9 +73,34 @@ static struct {
     struct lp_massif_raw_ent *scratch; /* scratch_cap entries */
     size_t scratch_cap;
     struct lp_sched_snap buf[MAX_SNAPS];
-} snap = {
+} snap __attribute__((aligned(64))) = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/*
+ * A thread's pending deltas. In a threaded program every thread but
+ * those we did not see start counts its events here, with plain stores
+ * to memory only it writes, and adds them to the shared totals (four
+ * atomic adds) once they reach its quantum: a fraction of the distance to
+ * the next snapshot, between MIN_QUANTUM and MAX_QUANTUM bytes of time.
+ * Readers that want the exact figures (a snapshot, the file at exit) add
+ * every thread's pending deltas to the shared totals; a thread that is
+ * flushing may be counted twice for an instant, by at most a quantum.
+ * Records are never freed: a thread's record goes with its registry
+ * record to the next thread, pending deltas and all.
+ */
+#define MIN_QUANTUM 256
+#define MAX_QUANTUM 65536
+
+struct lp_massif_local {
+    uint64_t grow, shrink, time;
+    int64_t heap;
+    uint64_t quantum;
+    struct lp_massif_local *next; /* every record, push-only */
+    char pad[16];
+};
+
+static struct lp_massif_local *locals;
 
 /* Maybe-live contexts: bit id of chunk id >> LIVE_CHUNK_BITS. */
 static uint64_t *live_dir[LIVE_DIR_SIZE];
@@ -126,7 +157,7 @@ static uint64_t ctx_bytes(uint32_t id)
 {
     struct lp_stack *st = lp_stack_get(id);
 
-    return st ? lp_load_relaxed(&st->live_bytes) : 0;
+    return st ? lp_stack_live_bytes(st) : 0;
 }
 
 /* Append (id, bytes) to the scratch array (lock held). */
@@ -186,11 +217,15 @@ static long collect_live(uint32_t nstacks, bool may_clear)
                 if (id == 0 || id > nstacks)
                     continue;
                 bytes = ctx_bytes(id);
+                /* A site some thread still counts in its cache stays
+                 * (stack_count.h): its next event will not set the bit. */
+                if (!bytes && may_clear && threaded && lp_stack_local_holds(id))
+                    continue;
                 if (!bytes && may_clear) {
                     if (threaded) {
                         __atomic_fetch_and(&chunk[wi], ~bit, __ATOMIC_SEQ_CST);
                         bytes = ctx_bytes(id);
-                        if (bytes)
+                        if (bytes || lp_stack_local_holds(id))
                             __atomic_fetch_or(&chunk[wi], bit, __ATOMIC_SEQ_CST);
                     } else {
                         lp_store_relaxed(&chunk[wi],
@@ -218,22 +253,43 @@ static int64_t now_ms(void)
     return (int64_t)((ns - snap.t0_ns) / 1000000u);
 }
 
+/* The shared totals plus every thread's pending deltas. */
+struct sums {
+    uint64_t grow, shrink, time, heap;
+};
+
+static struct sums sums_now(void)
+{
+    struct sums t = {
+        lp_load_relaxed(&snap.grow), lp_load_relaxed(&snap.shrink),
+        lp_load_relaxed(&snap.time), lp_load_relaxed(&snap.heap),
+    };
+    const struct lp_massif_local *l;
+
+    for (l = lp_load_acquire(&locals); l; l = l->next) {
+        t.grow += lp_load_relaxed(&l->grow);
+        t.shrink += lp_load_relaxed(&l->shrink);
+        t.time += lp_load_relaxed(&l->time);
+        t.heap += (uint64_t)lp_load_relaxed(&l->heap);
+    }
+    return t;
+}
+
 static uint64_t total_now(void)
 {
-    return lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink);
+    struct sums t = sums_now();
+
+    return t.grow - t.shrink;
 }
 
 static int64_t clock_now(void)
 {
-    switch (snap.unit) {
-    case LP_TIME_MS:
+    struct sums t;
+
+    if (snap.unit == LP_TIME_MS)
         return now_ms();
-    case LP_TIME_I:
-        return (int64_t)lp_load_relaxed(&snap.time);
-    default:
-        return (int64_t)(lp_load_relaxed(&snap.grow) +
-                         lp_load_relaxed(&snap.shrink));
-    }
+    t = sums_now();
+    return (int64_t)(snap.unit == LP_TIME_I ? t.time : t.grow + t.shrink);
 }
 
 /* The current time, for a snapshot taken under the lock: never below the
@@ -288,10 +344,11 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
 
 static void finish(struct lp_sched_snap *sn)
 {
-    uint64_t total = total_now();
+    struct sums t = sums_now();
+    uint64_t total = t.grow - t.shrink;
 
     if (!sn->tree)
-        sn->heap = lp_load_relaxed(&snap.heap); /* O(1): running total */
+        sn->heap = t.heap; /* O(threads): running totals */
     /* Other threads' events race with these reads: never negative. */
     sn->extra = total > sn->heap ? total - sn->heap : 0;
 }
@@ -364,10 +421,79 @@ static inline int64_t advance(uint64_t use, bool grows)
     }
 }
 
+/* The next quantum of a thread whose flush brought the time to t. */
+static uint64_t quantum_at(int64_t t)
+{
+    int64_t gap = lp_load_relaxed(&snap.earliest_next) - t;
+    uint64_t q = gap > 0 ? (uint64_t)gap / 8 : MIN_QUANTUM;
+
+    if (snap.unit == LP_TIME_MS)
+        return MAX_QUANTUM / 4;
+    return q < MIN_QUANTUM ? MIN_QUANTUM : q > MAX_QUANTUM ? MAX_QUANTUM : q;
+}
+
+/* Move a thread's pending deltas to the shared totals; then the checks
+ * a single-threaded program makes on every event: a peak before the
+ * shrinking part goes, a normal snapshot when one is due. */
+static LP_NOINLINE void flush_local(struct lp_massif_local *l)
+{
+    uint64_t grow = l->grow, shrink = l->shrink, time = l->time;
+    int64_t heap = l->heap, t;
+
+    lp_add_relaxed(&snap.grow, grow);
+    lp_store_relaxed(&l->grow, 0);
+    if (time) {
+        lp_add_relaxed(&snap.time, time);
+        lp_store_relaxed(&l->time, 0);
+    }
+    if (shrink) {
+        if (LP_UNLIKELY(lp_load_relaxed(&snap.grow) -
+                            lp_load_relaxed(&snap.shrink) >
+                        lp_load_relaxed(&snap.peak_limit)))
+            request_peak_slow();
+        lp_add_relaxed(&snap.shrink, shrink);
+        lp_store_relaxed(&l->shrink, 0);
+    }
+    lp_add_relaxed(&snap.heap, (uint64_t)heap);
+    lp_store_relaxed(&l->heap, 0);
+    t = (int64_t)(lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink));
+    lp_store_relaxed(&l->quantum, quantum_at(t));
+    switch (snap.unit) {
+    case LP_TIME_MS:
+        t = now_ms();
+        break;
+    case LP_TIME_I:
+        t = (int64_t)lp_load_relaxed(&snap.time);
+        break;
+    default:
+        break;
+    }
+    request_normal(t);
+}
+
+/* Count an event in the thread's pending deltas. */
+static inline void note_local(struct lp_massif_local *l, int64_t heap,
+                              uint64_t use, bool grows)
+{
+    lp_store_relaxed(&l->heap, l->heap + heap);
+    if (grows)
+        lp_store_relaxed(&l->grow, l->grow + use);
+    else
+        lp_store_relaxed(&l->shrink, l->shrink + use);
+    if (snap.unit == LP_TIME_I)
+        lp_store_relaxed(&l->time, l->time + 1);
+    if (l->grow + l->shrink >= l->quantum)
+        flush_local(l);
+}
+
+/* A thread that counts in pending deltas checks for a peak when it
+ * flushes them instead. */
 void lp_snapshot_before_shrink(void)
 {
     if (lp_load_relaxed(&snap.enabled) &&
-        LP_UNLIKELY(total_now() > lp_load_relaxed(&snap.peak_limit)))
+        LP_UNLIKELY(lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink) >
+                    lp_load_relaxed(&snap.peak_limit)) &&
+        (lp_self.massif_local == NULL || !lp_load_relaxed(&lp_threaded)))
         request_peak_slow(); /* Massif takes a peak before a block goes */
 }
 
@@ -375,15 +501,20 @@ void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
                       bool is_alloc)
 {
     uint64_t use = (usable > req ? usable : req) + 8;
+    struct lp_massif_local *l;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    if (is_alloc) {
+    if (is_alloc)
         mark_live(s);
-        lp_count_add(&snap.heap, req);
-    } else {
-        lp_count_sub(&snap.heap, req);
+    if ((l = lp_self.massif_local) != NULL && lp_load_relaxed(&lp_threaded)) {
+        note_local(l, is_alloc ? (int64_t)req : -(int64_t)req, use, is_alloc);
+        return;
     }
+    if (is_alloc)
+        lp_count_add(&snap.heap, req);
+    else
+        lp_count_sub(&snap.heap, req);
     request_normal(advance(use, is_alloc));
 }
 
@@ -393,13 +524,33 @@ void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
 {
     uint64_t old_use = old_usable > old_req ? old_usable : old_req;
     uint64_t new_use = new_usable > new_req ? new_usable : new_req;
+    struct lp_massif_local *l;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
     mark_live(s);
+    if ((l = lp_self.massif_local) != NULL && lp_load_relaxed(&lp_threaded)) {
+        note_local(l, (int64_t)new_req - (int64_t)old_req,
+                   new_use >= old_use ? new_use - old_use : old_use - new_use,
+                   new_use >= old_use);
+        return;
+    }
     lp_count_add(&snap.heap, (uint64_t)new_req - (uint64_t)old_req);
     request_normal(new_use >= old_use ? advance(new_use - old_use, true)
                                       : advance(old_use - new_use, false));
+}
+
+struct lp_massif_local *lp_massif_local_new(void)
+{
+    struct lp_massif_local *l = lp_arena_alloc(sizeof(*l));
+
+    if (l == NULL)
+        return NULL;
+    l->quantum = MIN_QUANTUM;
+    l->next = lp_load_relaxed(&locals);
+    while (!lp_cas(&locals, &l->next, l))
+        ;
+    return l;
 }
 
 /* ------------------------------------------------------------------ */

@@ -41,7 +41,7 @@
 #include "preload/config.h"
 #include "preload/diag.h"
 #include "preload/leakcheck.h"
-#include "preload/stack.h"
+#include "preload/stack_count.h"
 #include "report/pprof.h"
 #include "report/symbolize.h"
 
@@ -275,20 +275,22 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
     for (id = 1; id <= count && rc == 0; id++) {
         struct lp_stack *s = lp_stack_get(id);
         struct lp_pprof_label label = { .key = "bytes", .num_unit = "bytes" };
+        struct lp_stack_counts c;
         uint64_t blocks, bytes;
         int64_t v[4];
         unsigned i, n = 0;
 
         if (!s)
             continue;
-        blocks = lp_load_relaxed(&s->total_blocks);
-        bytes = lp_load_relaxed(&s->total_bytes);
+        lp_stack_counts(s, &c);
+        blocks = c.total_blocks;
+        bytes = c.total_bytes;
         if (blocks == 0)
             continue;
         v[0] = (int64_t)blocks;
         v[1] = (int64_t)bytes;
-        v[2] = (int64_t)lp_load_relaxed(&s->live_blocks);
-        v[3] = (int64_t)lp_load_relaxed(&s->live_bytes);
+        v[2] = (int64_t)c.live_blocks;
+        v[3] = (int64_t)c.live_bytes;
         scale(v, blocks, bytes);
         for (i = 0; i < s->nframes && n < LP_STACK_MAX_DEPTH; i++) {
             uintptr_t ip = s->frames[i];

@@ -81,6 +81,11 @@ void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
  * added (massif adds none). Failures give one warning line. */
 void lp_snapshot_write_final(void);
 
+/* A record of pending massif deltas for a thread (threads.c keeps one
+ * with each thread record; massif_count.c says why). NULL without
+ * memory: the thread then adds to the shared totals directly. */
+struct lp_massif_local *lp_massif_local_new(void);
+
 /* Write <massif path>.N: the history so far plus a detailed snapshot of
  * this moment (which does not enter the history). For the dumper thread.
  * Returns 0, -ENOENT when massif= is disabled, or a negative errno. */

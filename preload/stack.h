@@ -23,7 +23,7 @@ struct lp_stack {
     uint64_t hash;
     uint32_t id;
     uint32_t nframes;
-    /* Counters, updated with relaxed atomics on every alloc/free. */
+    /* Counters: see stack_count.h (read them with lp_stack_counts). */
     uint64_t live_bytes, live_blocks;
     uint64_t total_bytes, total_blocks;
     uintptr_t frames[];
@@ -41,20 +41,6 @@ struct lp_stack *lp_stack_get(uint32_t id);
 
 /* Number of records so far (ids are 1..lp_stack_count()). */
 uint32_t lp_stack_count(void);
-
-/* Counters: an allocation of size bytes / a free of a block of size bytes. */
-static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
-{
-    lp_count_add(&s->live_bytes, size);
-    lp_count_add(&s->live_blocks, 1);
-    lp_count_add(&s->total_bytes, size);
-    lp_count_add(&s->total_blocks, 1);
-}
-static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
-{
-    lp_count_sub(&s->live_bytes, size);
-    lp_count_sub(&s->live_blocks, 1);
-}
 
 /* Range of our own library's text, to recognise our frames. */
 bool lp_stack_is_self(uintptr_t pc);

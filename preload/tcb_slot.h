@@ -35,6 +35,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct lp_freed_lane;
+struct lp_massif_local;
+struct lp_stack_local;
+
 struct lp_tcb_slot {
     bool guard_held;      /* guard.h: this thread is inside leakprof */
     bool resolving_real;  /* real.c: this thread resolves the allocator */
@@ -45,6 +49,9 @@ struct lp_tcb_slot {
     unsigned char unw_state, unw_memo_now; /* unwind.c */
     uintptr_t unw_lo, unw_hi;              /* unwind.c: this thread's stack */
     void *unw_memos;      /* unwind.c: its memo of the previous walk */
+    struct lp_freed_lane *freed_lane; /* freed.c: its recently-freed lane */
+    struct lp_massif_local *massif_local; /* massif_count.c: pending */
+    struct lp_stack_local *stack_local;   /* stack_count.c: its cache */
 };
 
 #if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)
@@ -71,6 +78,9 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.unw_memo_now = 0;
     lp_self.unw_lo = lp_self.unw_hi = 0;
     lp_self.unw_memos = NULL;
+    lp_self.freed_lane = NULL;
+    lp_self.massif_local = NULL;
+    lp_self.stack_local = NULL;
 }
 
 #endif /* LP_PRELOAD_TCB_SLOT_H */

@@ -30,7 +30,10 @@
 #include <unistd.h>
 
 #include "preload/arena.h"
+#include "preload/freed.h"
 #include "preload/guard.h"
+#include "preload/snapshot.h"
+#include "preload/stack_count.h"
 #include "preload/unwind.h"
 #include "preload/tcb_slot.h"
 
@@ -69,6 +72,9 @@ struct rec {
     uintptr_t tcb; /* pthread_self() of the thread, once it started */
     void *unwind_memo; /* the walker's memo for the thread (arena, kept
                           with the record when it is recycled) */
+    struct lp_freed_lane *freed_lane; /* its recently-freed lane (idem) */
+    struct lp_massif_local *massif_local; /* its pending massif deltas */
+    struct lp_stack_local *stack_local;   /* its per-site counter cache */
     void *(*start)(void *);
     void *arg;
 };
@@ -162,6 +168,15 @@ static void rec_register_self(struct rec *r)
     if (r->unwind_memo == NULL)
         r->unwind_memo = lp_arena_alloc(lp_unwind_memo_size());
     lp_unwind_set_thread_stack(r->stack_lo, r->stack_hi, r->unwind_memo);
+    if (r->freed_lane == NULL)
+        r->freed_lane = lp_freed_lane_new();
+    lp_self.freed_lane = r->freed_lane;
+    if (r->massif_local == NULL)
+        r->massif_local = lp_massif_local_new();
+    lp_self.massif_local = r->massif_local;
+    if (r->stack_local == NULL)
+        r->stack_local = lp_stack_local_new();
+    lp_self.stack_local = r->stack_local;
     /* A dead thread whose cached stack we now run on needs no record. */
     /* A finished thread whose cached stack we now run on needs no record:
      * glibc hands a stack on only once the kernel is done with its
@@ -235,6 +250,12 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
      * before the thread exists, by the only thread that could race. */
     if (!lp_guard_held) {
         lp_store_release(&lp_threaded, true);
+        /* The creating thread (main, usually) counts massif events in
+         * pending deltas from now on, like the threads it makes. */
+        if (lp_self.massif_local == NULL)
+            lp_self.massif_local = lp_massif_local_new();
+        if (lp_self.stack_local == NULL)
+            lp_self.stack_local = lp_stack_local_new();
         /* Multithreaded from now on anyway: the snapshot dumper costs
          * nothing more, and a signal need not wait for an allocation. */
         lp_signal_start_dumper();

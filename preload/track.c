@@ -19,7 +19,7 @@
 #include "preload/real.h"
 #include "preload/signal.h"
 #include "preload/snapshot.h"
-#include "preload/stack.h"
+#include "preload/stack_count.h"
 
 /* Usable size matters only to Massif's extra-heap accounting. */
 static inline size_t usable(void *p)
@@ -271,9 +271,13 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
 void lp_track_totals(struct lp_totals *t)
 {
     uint32_t id, n = lp_stack_count();
+    struct lp_stack_counts pend;
 
-    t->allocs = t->frees = t->bytes_allocated = 0;
-    t->live_bytes = t->live_blocks = 0;
+    lp_stack_local_pending(&pend);
+    t->allocs = pend.total_blocks;
+    t->bytes_allocated = pend.total_bytes;
+    t->live_bytes = pend.live_bytes;
+    t->live_blocks = pend.live_blocks;
     for (id = 1; id <= n; id++) {
         struct lp_stack *s = lp_stack_get(id);
 

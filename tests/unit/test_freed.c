@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "preload/freed.h"
+#include "preload/tcb_slot.h"
 
 static int setup(void **state)
 {
@@ -57,9 +58,8 @@ static void test_freed_second_push_of_an_address_replaces_it(void **state)
     assert_true(f.size == 20 && f.alloc_stack == 3 && f.free_stack == 4);
 }
 
-/* 64 shards x 1,000 bytes: 10,000 blocks of 100 bytes cannot all stay;
- * the newest stay, the oldest go, and the volume never exceeds the bound
- * by more than one block per shard. */
+/* 64,000 bytes: 10,000 blocks of 100 bytes cannot all stay; the newest
+ * stay, the oldest go, and the volume never exceeds the bound. */
 static void test_freed_volume_bound_drops_the_oldest(void **state)
 {
     uintptr_t i, kept_new = 0, kept_old = 0;
@@ -74,19 +74,20 @@ static void test_freed_volume_bound_drops_the_oldest(void **state)
         kept_new += lp_freed_find(0x100000 + (9999 - i) * 128, NULL);
     }
     assert_int_equal(kept_old, 0);
-    assert_true(kept_new > 150); /* shards fill unevenly, but the newest stay */
+    assert_int_equal(kept_new, 200);
     assert_int_equal(lp_freed_count(), lp_freed_volume() / 100);
 }
 
 /* Zero-size blocks weigh nothing: the slot count bounds them. */
 static void test_freed_slot_bound_holds_for_empty_blocks(void **state)
 {
-    size_t i, n = (size_t)LP_FREED_SHARDS * LP_FREED_RING * 2;
+    size_t i, n = (size_t)LP_FREED_RING_MAX * 2;
 
     (void)state;
     for (i = 0; i < n; i++)
         lp_freed_push(0x10000000 + i * 16, 0, 1, 2);
-    assert_true(lp_freed_count() <= (size_t)LP_FREED_SHARDS * LP_FREED_RING);
+    assert_true(lp_freed_count() <= (size_t)LP_FREED_RING_MAX);
+    assert_true(lp_freed_count() > (size_t)LP_FREED_RING_MAX / 2);
     assert_true(lp_freed_find(0x10000000 + (n - 1) * 16, NULL));
     assert_false(lp_freed_find(0x10000000, NULL));
 }
@@ -153,6 +154,51 @@ static void test_freed_threads_do_not_corrupt_it(void **state)
     assert_true(found > 0);
 }
 
+/* Threads queue into lanes of their own; a bad free looks in all of them
+ * and reports the newest entry for an address; forget clears every lane. */
+static struct lp_freed_lane *lane_b;
+
+static void *push_in_lane_b(void *arg)
+{
+    lp_self.freed_lane = lane_b;
+    lp_freed_push((uintptr_t)arg, 64, 5, 6);
+    lp_freed_push(0xb000, 8, 5, 6);
+    return NULL;
+}
+
+static void test_freed_lanes_find_the_newest(void **state)
+{
+    pthread_t t;
+    struct lp_freed f;
+
+    (void)state;
+    lane_b = lp_freed_lane_new();
+    assert_non_null(lane_b);
+    lp_freed_push(0xa000, 32, 1, 2); /* main lane, older */
+    pthread_create(&t, NULL, push_in_lane_b, (void *)0xa000);
+    pthread_join(t, NULL);
+    assert_int_equal(lp_freed_count(), 3);
+    assert_true(lp_freed_find(0xa000, &f));
+    assert_true(f.size == 64 && f.alloc_stack == 5);
+    assert_true(lp_freed_find(0xb000, &f) && f.size == 8);
+    lp_freed_forget(0xa000);
+    assert_false(lp_freed_find(0xa000, NULL));
+    assert_int_equal(lp_freed_count(), 1);
+}
+
+/* A lane's ring grows while its volume share allows, keeping its order. */
+static void test_freed_lane_grows_within_its_share(void **state)
+{
+    size_t i, n = LP_FREED_RING * 8;
+
+    (void)state;
+    for (i = 0; i < n; i++)
+        lp_freed_push(0x20000000 + i * 64, 16, 1, 2);
+    assert_int_equal(lp_freed_count(), n);
+    for (i = 0; i < n; i += 97)
+        assert_true(lp_freed_find(0x20000000 + i * 64, NULL));
+}
+
 #define T(fn) cmocka_unit_test_setup(fn, setup)
 
 int main(void)
@@ -166,6 +212,8 @@ int main(void)
         T(test_freed_index_stays_consistent_under_churn),
         T(test_freed_volume_zero_keeps_nothing),
         T(test_freed_threads_do_not_corrupt_it),
+        T(test_freed_lane_grows_within_its_share),
+        T(test_freed_lanes_find_the_newest),
     };
 
     return cmocka_run_group_tests_name("freed", tests, NULL, NULL);

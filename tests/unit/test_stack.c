@@ -2,11 +2,13 @@
 /* test_stack.c - stack interning, ids and counters; the arena under it. */
 #include "tests/unit/lp_test.h"
 
+#include <pthread.h>
+
 #include <string.h>
 
 #include "preload/arena.h"
 #include "preload/config.h"
-#include "preload/stack.h"
+#include "preload/stack_count.h"
 
 static void test_stack_same_frames_give_the_same_id(void **state)
 {
@@ -55,6 +57,59 @@ static void test_stack_counters_track_live_and_total(void **state)
     assert_int_equal(s->total_blocks, 2);
 }
 
+/* Threaded: each thread counts in its own cache; readers add the pending
+ * deltas, and a site that loses its way hands them to its record. */
+static struct lp_stack *shared_site;
+
+static void *count_in_cache(void *arg)
+{
+    uintptr_t base = (uintptr_t)arg, f[1];
+    int i;
+
+    lp_self.stack_local = lp_stack_local_new();
+    for (i = 0; i < 10000; i++) {
+        lp_stack_note_alloc(shared_site, 8);
+        if (i % 2)
+            lp_stack_note_free(shared_site, 8);
+    }
+    /* Sites enough to evict every way at least once. */
+    for (i = 0; i < 3 * LP_STACK_LOCAL_WAYS; i++) {
+        f[0] = base + (uintptr_t)i;
+        lp_stack_note_alloc(lp_stack_get(lp_stack_intern(f, 1)), 1);
+    }
+    lp_stack_note_alloc(shared_site, 8);
+    return NULL;
+}
+
+static void test_stack_counters_threads_count_in_caches(void **state)
+{
+    uintptr_t f[1] = {0x5117e};
+    struct lp_stack_counts c, pend;
+    pthread_t t[2];
+    bool was = lp_threaded;
+    int i;
+
+    (void)state;
+    shared_site = lp_stack_get(lp_stack_intern(f, 1));
+    lp_threaded = true;
+    for (i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, count_in_cache,
+                       (void *)(uintptr_t)(0x71000000 + i * 0x1000));
+    for (i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    lp_stack_counts(shared_site, &c);
+    assert_int_equal(c.live_blocks, 2 * 5001);
+    assert_int_equal(c.live_bytes, 2 * 5001 * 8);
+    assert_int_equal(c.total_blocks, 2 * 10001);
+    assert_int_equal(lp_stack_live_bytes(shared_site), 2 * 5001 * 8);
+    /* The last allocation of each thread is still in its cache. */
+    assert_true(lp_stack_local_holds(shared_site->id));
+    assert_true(shared_site->total_blocks < 2 * 10001);
+    lp_stack_local_pending(&pend);
+    assert_true(pend.total_blocks >= 2);
+    lp_threaded = was;
+}
+
 static void __attribute__((noinline)) capture_here(uint32_t *id)
 {
     *id = lp_stack_capture();
@@ -99,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_stack_same_frames_give_the_same_id),
         cmocka_unit_test(test_stack_ids_follow_creation_order),
         cmocka_unit_test(test_stack_counters_track_live_and_total),
+        cmocka_unit_test(test_stack_counters_threads_count_in_caches),
         cmocka_unit_test(test_stack_capture_unwinds_through_callers),
         cmocka_unit_test(test_arena_memory_is_zeroed_owned_and_reused),
     };
