@@ -114,7 +114,6 @@ static void collect_block(const struct lp_block *blk, void *arg)
     memset(sb, 0, sizeof(*sb));
     sb->addr = blk->addr;
     sb->size = blk->size;
-    sb->seq = blk->seq;
     sb->stack_id = blk->stack_id;
 }
 

@@ -23,8 +23,7 @@ struct lp_block {
     uintptr_t addr;
     size_t size;       /* requested size */
     uint32_t stack_id; /* from lp_stack_intern(); 0 = unknown */
-    uint8_t how;       /* enum lp_how (fits in the padding before seq) */
-    uint64_t seq;      /* allocation order */
+    uint32_t how;      /* enum lp_how */
 };
 
 /* Track a block. Returns 0, or -ENOMEM if the arena is exhausted; the
