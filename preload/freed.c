@@ -38,11 +38,13 @@
 struct lp_freed_lane {
     int lock; /* lp_spin_lock */
     uint32_t head, count, cap; /* cap: ring entries, a power of two */
+    uint32_t pushes;
     uint64_t volume;
     struct ent *ring; /* cap entries */
-    uint32_t *index;  /* 2 * cap slots: ring slot + 1; 0 = empty */
+    uint64_t *index;  /* 2 * cap slots: hash low 32 bits << 32 | ring
+                         slot + 1; 0 = empty */
     struct lp_freed_lane *next; /* every lane, push-only */
-    char pad[16];
+    char pad[8];
 };
 
 struct ent {
@@ -55,15 +57,23 @@ static struct lp_freed_lane *lanes = &first_lane;
 static uint32_t nlanes = 1;
 static uint64_t volume_limit = LP_FREED_VOLUME_DEFAULT;
 
-static inline uint64_t stamp_now(void)
-{
-#if defined(__x86_64__)
-    return __builtin_ia32_rdtsc();
-#else
-    static uint64_t clock;
+/*
+ * When an entry was queued, comparable across lanes: a global epoch that
+ * each lane moves on every EPOCH_PUSHES of its pushes. One relaxed load
+ * of a line that is rarely written; rdtsc cost a fifth of a push on this
+ * virtual machine, a shared counter bumped per push a contended line.
+ * Two lanes holding the same address within one epoch (an address freed
+ * by one thread, reused and freed again by another, within a few dozen
+ * frees) tie: find then reports the first lane's entry.
+ */
+#define EPOCH_PUSHES 32
+static uint64_t epoch;
 
-    return lp_add_relaxed(&clock, 1);
-#endif
+static inline uint64_t stamp_now(struct lp_freed_lane *l)
+{
+    if (++l->pushes % EPOCH_PUSHES == 0)
+        return lp_add_relaxed(&epoch, 1);
+    return lp_load_relaxed(&epoch);
 }
 
 static inline uint64_t mix(uintptr_t a)
@@ -90,10 +100,19 @@ static inline size_t probe(const struct lp_freed_lane *l, uintptr_t addr,
                            uint64_t h)
 {
     size_t mask = (size_t)l->cap * 2 - 1, i = h & mask;
+    uint64_t v;
 
-    while (l->index[i] && l->ring[l->index[i] - 1].f.addr != addr)
+    /* The hash bits in the slot spare a ring line per step of the run. */
+    while ((v = l->index[i]) != 0 &&
+           ((uint32_t)(v >> 32) != (uint32_t)h ||
+            l->ring[(uint32_t)v - 1].f.addr != addr))
         i = (i + 1) & mask;
     return i;
+}
+
+static inline uint64_t slot_value(uint64_t h, uint32_t pos)
+{
+    return (uint64_t)(uint32_t)h << 32 | (pos + 1);
 }
 
 /* Empty index slot i, shifting the rest of its run back. */
@@ -107,7 +126,7 @@ static void index_erase(struct lp_freed_lane *l, size_t i)
         j = (j + 1) & mask;
         if (!l->index[j])
             break;
-        home = mix(l->ring[l->index[j] - 1].f.addr) & mask;
+        home = (size_t)(l->index[j] >> 32) & mask;
         if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
             l->index[i] = l->index[j];
             i = j;
@@ -128,7 +147,7 @@ static void drop(struct lp_freed_lane *l, uint32_t pos)
     e->f.addr = 0;
 }
 
-static void free_arrays(struct ent *ring, uint32_t *index, uint32_t cap)
+static void free_arrays(struct ent *ring, uint64_t *index, uint32_t cap)
 {
     if (ring)
         lp_arena_free(ring, sizeof(*ring) * cap);
@@ -141,7 +160,7 @@ static void free_arrays(struct ent *ring, uint32_t *index, uint32_t cap)
 static bool resize(struct lp_freed_lane *l, uint32_t cap)
 {
     struct ent *ring = lp_arena_alloc(sizeof(*ring) * cap);
-    uint32_t *index = lp_arena_alloc(sizeof(*index) * cap * 2);
+    uint64_t *index = lp_arena_alloc(sizeof(*index) * cap * 2);
     struct ent *old = l->ring;
     uint32_t i, n = 0, oldcap = l->cap;
 
@@ -162,7 +181,8 @@ static bool resize(struct lp_freed_lane *l, uint32_t cap)
     l->head = 0;
     l->count = n;
     for (i = 0; i < n; i++)
-        l->index[probe(l, ring[i].f.addr, mix(ring[i].f.addr))] = i + 1;
+        l->index[probe(l, ring[i].f.addr, mix(ring[i].f.addr))] =
+            slot_value(mix(ring[i].f.addr), i);
     return true;
 }
 
@@ -183,7 +203,7 @@ void lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
         goto out;
     i = probe(l, addr, h);
     if (l->index[i])
-        drop(l, l->index[i] - 1);
+        drop(l, (uint32_t)l->index[i] - 1);
     /* Full but within its volume share: grow rather than forget. */
     if (LP_UNLIKELY(l->count == l->cap) && l->cap < LP_FREED_RING_MAX &&
         l->volume + size <= limit)
@@ -201,8 +221,8 @@ void lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
     e->f.size = size;
     e->f.alloc_stack = alloc_stack;
     e->f.free_stack = free_stack;
-    e->stamp = stamp_now();
-    l->index[probe(l, addr, h)] = pos + 1;
+    e->stamp = stamp_now(l);
+    l->index[probe(l, addr, h)] = slot_value(h, pos);
     l->count++;
     l->volume += size;
 out:
@@ -222,7 +242,7 @@ bool lp_freed_find(uintptr_t addr, struct lp_freed *out)
 
         lp_spin_lock(&l->lock);
         if (l->ring && l->index[i = probe(l, addr, h)]) {
-            const struct ent *e = &l->ring[l->index[i] - 1];
+            const struct ent *e = &l->ring[(uint32_t)l->index[i] - 1];
 
             if (!found || e->stamp > best_stamp) {
                 if (out)
@@ -251,7 +271,7 @@ void lp_freed_forget(uintptr_t addr)
             continue;
         lp_spin_lock(&l->lock);
         if (l->ring && l->index[i = probe(l, addr, h)])
-            drop(l, l->index[i] - 1);
+            drop(l, (uint32_t)l->index[i] - 1);
         lp_spin_unlock(&l->lock);
     }
 }

@@ -174,16 +174,20 @@ static void test_freed_lanes_find_the_newest(void **state)
     (void)state;
     lane_b = lp_freed_lane_new();
     assert_non_null(lane_b);
+    uintptr_t i;
+
     lp_freed_push(0xa000, 32, 1, 2); /* main lane, older */
+    for (i = 0; i < 64; i++) /* a later epoch for the next pushes */
+        lp_freed_push(0xc0000 + i * 16, 16, 1, 2);
     pthread_create(&t, NULL, push_in_lane_b, (void *)0xa000);
     pthread_join(t, NULL);
-    assert_int_equal(lp_freed_count(), 3);
+    assert_int_equal(lp_freed_count(), 3 + 64);
     assert_true(lp_freed_find(0xa000, &f));
     assert_true(f.size == 64 && f.alloc_stack == 5);
     assert_true(lp_freed_find(0xb000, &f) && f.size == 8);
     lp_freed_forget(0xa000);
     assert_false(lp_freed_find(0xa000, NULL));
-    assert_int_equal(lp_freed_count(), 1);
+    assert_int_equal(lp_freed_count(), 1 + 64);
 }
 
 /* A lane's ring grows while its volume share allows, keeping its order. */
