@@ -73,6 +73,19 @@ static inline size_t probe(const struct shard *s, uintptr_t addr, uint64_t h)
     return i;
 }
 
+void lp_table_prefetch(uintptr_t addr)
+{
+    uint64_t h = mix(addr);
+    const struct shard *s = shard_of(addr, h);
+    /* Racy: a grow may swap the array between these loads; a prefetch of
+     * a stale or wrong address is harmless (it never faults). */
+    const struct lp_block *slots = lp_load_relaxed(&s->slots);
+    size_t mask = lp_load_relaxed(&s->mask);
+
+    if (slots)
+        __builtin_prefetch(&slots[h & mask], 1, 3);
+}
+
 /* Double the slot array (lock held). Returns 0 or -ENOMEM. */
 static int grow(struct shard *s)
 {

@@ -40,6 +40,10 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
  * -ENOENT for an address we never saw (allocated before init, or ours). */
 int lp_table_remove(uintptr_t addr, struct lp_block *out);
 
+/* Start loading addr's slot into the cache, lock-free: called before the
+ * stack is captured, so that the slot's cache miss overlaps the walk. */
+void lp_table_prefetch(uintptr_t addr);
+
 /* Look a block up without removing it. */
 int lp_table_find(uintptr_t addr, struct lp_block *out);
 

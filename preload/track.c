@@ -135,6 +135,7 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
             untracked(p);
         return;
     }
+    lp_table_prefetch((uintptr_t)p);
     id = lp_stack_capture();
     s = lp_stack_get(id);
     rc = lp_table_insert_how((uintptr_t)p, size, id, how, &stale);
