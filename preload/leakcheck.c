@@ -29,6 +29,7 @@
 #include "preload/diag.h"
 #include "preload/outfile.h"
 #include "preload/heap_errors.h"
+#include "preload/loss_group.h"
 #include "preload/scan.h"
 #include "preload/stack.h"
 #include "preload/track.h"
@@ -152,65 +153,6 @@ void lp_leakcheck_write_locked(const char *buf, size_t len)
 {
     write_preamble_once();
     emit(buf, len, lp_config.log, false);
-}
-
-static int cmp_block_key(const void *a, const void *b)
-{
-    const struct lp_scan_block *x = *(const struct lp_scan_block *const *)a;
-    const struct lp_scan_block *y = *(const struct lp_scan_block *const *)b;
-
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    if (x->stack_id != y->stack_id)
-        return x->stack_id < y->stack_id ? -1 : 1;
-    return 0;
-}
-
-/* Group blocks by (kind, stack). rec_of[i] is block i's record. */
-static struct lp_loss_record *group(const struct lp_scan *sc, size_t *nrecs,
-                                    uint32_t *rec_of)
-{
-    const struct lp_scan_block **order;
-    struct lp_loss_record *recs;
-    size_t i, n = 0;
-
-    order = malloc(sizeof(*order) * (sc->nblocks + 1));
-    recs = calloc(sc->nblocks + 1, sizeof(*recs));
-    if (!order || !recs) {
-        free(order);
-        free(recs);
-        return NULL;
-    }
-    for (i = 0; i < sc->nblocks; i++)
-        order[i] = &sc->blocks[i];
-    qsort(order, sc->nblocks, sizeof(*order), cmp_block_key);
-    for (i = 0; i < sc->nblocks; i++) {
-        const struct lp_scan_block *b = order[i];
-        struct lp_loss_record *r;
-
-        if (n == 0 || recs[n - 1].kind != b->kind ||
-            recs[n - 1].stack_id != b->stack_id) {
-            struct lp_stack *s = lp_stack_get(b->stack_id);
-
-            r = &recs[n++];
-            r->kind = b->kind;
-            r->stack_id = b->stack_id;
-            r->ips = s ? s->frames : NULL;
-            r->nips = s ? s->nframes : 0;
-            r->supp = -1;
-        }
-        r = &recs[n - 1];
-        r->bytes += b->size;
-        r->blocks++;
-        if (b->kind == LP_KIND_DEFINITE) {
-            r->indirect_bytes += b->indirect_bytes;
-            r->indirect_blocks += b->indirect_blocks;
-        }
-        rec_of[b - sc->blocks] = (uint32_t)(n - 1);
-    }
-    free(order);
-    *nrecs = n;
-    return recs;
 }
 
 /*
@@ -603,7 +545,7 @@ static unsigned run_check(bool live, unsigned seq)
         refresh_sym();
         rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
         if (rec_of)
-            set.recs = group(&sc, &set.nrecs, rec_of);
+            set.recs = lp_loss_group(&sc, &set.nrecs, rec_of);
         if (set.recs) {
             set.recs = suppress(&sc, set.recs, &set.nrecs, rec_of, o.depth);
             compact(set.recs, &set.nrecs);

@@ -93,28 +93,31 @@ static void buf_free(struct buf *b)
 /* --- block snapshot ------------------------------------------------------ */
 
 struct collect {
-    struct buf *b;
-    size_t n;
-    bool failed;
+    uintptr_t *addrs; /* the block buffer, first as addresses */
+    size_t n, cap;
 };
 
-static void collect_block(const struct lp_block *blk, void *arg)
+static void collect_addr(const struct lp_block *blk, void *arg)
 {
     struct collect *c = arg;
-    struct lp_scan_block *sb;
 
-    if (c->failed)
-        return;
-    if ((c->n + 1) * sizeof(*sb) > c->b->len &&
-        buf_reserve(c->b, c->b->len * 2 + sizeof(*sb)) != 0) {
-        c->failed = true;
-        return;
+    if (c->n < c->cap)
+        c->addrs[c->n] = blk->addr;
+    c->n++; /* counts past cap: the caller grows the buffer and retries */
+}
+
+/* Block out, at address addr (scan_sort.c: out's bytes are key bytes). */
+static void fill_block(uintptr_t addr, struct lp_scan_block *out, void *arg)
+{
+    struct lp_block blk;
+
+    (void)arg;
+    memset(out, 0, sizeof(*out));
+    out->addr = addr;
+    if (lp_table_find(addr, &blk) == 0) {
+        out->size = blk.size;
+        out->stack_id = blk.stack_id;
     }
-    sb = (struct lp_scan_block *)c->b->p + c->n++;
-    memset(sb, 0, sizeof(*sb));
-    sb->addr = blk->addr;
-    sb->size = blk->size;
-    sb->stack_id = blk->stack_id;
 }
 
 /* --- /proc/self/maps ------------------------------------------------------ */
@@ -650,13 +653,21 @@ int lp_scan_run(struct lp_scan *out)
     nstopped = lp_threads_stop(&stopped);
     lp_table_unlock_all();
 
-    col = (struct collect){&blocks, 0, false};
-    lp_table_for_each(collect_block, &col);
-    if (col.failed) {
-        rc = -ENOMEM;
-        goto out;
+    /* The world is stopped: the table holds still until we resume it.
+     * Threads may have added blocks between the reserve and the stop. */
+    for (;;) {
+        col = (struct collect){blocks.p, 0,
+                               blocks.len / sizeof(struct lp_scan_block)};
+        lp_table_for_each(collect_addr, &col);
+        if (col.n <= col.cap)
+            break;
+        if (buf_reserve(&blocks, (col.n + 1024) *
+                                     sizeof(struct lp_scan_block)) != 0) {
+            rc = -ENOMEM;
+            goto out;
+        }
     }
-    lp_scan_sort_blocks(blocks.p, col.n);
+    lp_scan_sort_fill(blocks.p, col.n, fill_block, NULL);
 
     rc = read_maps(&text, &textlen);
     if (rc != 0)

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_LOSS_GROUP_H
+#define LP_PRELOAD_LOSS_GROUP_H
+/*
+ * loss_group.h - the scan's blocks grouped into loss records, one per
+ * (kind, allocation stack), as Memcheck groups them.
+ * Context: COLD (the report, guard held: malloc is ours).
+ */
+#include "preload/scan.h"
+#include "report/leaks.h"
+
+/* Records in (kind, stack id) order; rec_of[i] is block i's record.
+ * NULL without memory. Free with free(). */
+struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
+                                     uint32_t *rec_of);
+
+#endif /* LP_PRELOAD_LOSS_GROUP_H */
