@@ -100,7 +100,7 @@ static void on_signal(int signo, siginfo_t *si, void *uc)
     if (lp_load_acquire(&sig.running))
         wake();
     else if (!start_from_handler())
-        lp_track_request_service(); /* at the next allocation */
+        lp_init_request_service(); /* at the next allocation */
     errno = saved_errno;
     lp_sigchain_call(signo, si, uc);
 }

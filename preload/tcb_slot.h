@@ -42,7 +42,7 @@ struct lp_stack_local;
 struct lp_tcb_slot {
     bool guard_held;      /* guard.h: this thread is inside leakprof */
     bool resolving_real;  /* real.c: this thread resolves the allocator */
-    bool track_init_here; /* track.c: this thread runs lp_track_init */
+    bool track_init_here; /* init.c: this thread brings the library up */
     uint64_t sample_left; /* track.c: bytes to the next sampled block */
     unsigned in_libc;     /* guard.h: inside the real allocator or fork */
     bool fork_guard;      /* fork.c: the forking thread's guard */

@@ -10,7 +10,6 @@
 #include "preload/track.h"
 
 #include <stdlib.h>
-#include <sys/auxv.h>
 
 #include "preload/config.h"
 #include "preload/freed.h"
@@ -25,64 +24,6 @@
 static inline size_t usable(void *p)
 {
     return lp_snapshot_active ? lp_real.malloc_usable_size(p) : 0;
-}
-
-/* 0 none, 1 running, 2 done, 3 done and a service request is pending */
-static int init_state;
-#define init_here (lp_self.track_init_here)
-
-void lp_track_request_service(void)
-{
-    int expect = 2;
-
-    lp_cas(&init_state, &expect, 3);
-}
-
-/* Serve a pending request, outside any handler and any lock of ours. */
-static LP_NOINLINE bool serve_request(void)
-{
-    int expect = 3;
-
-    if (!lp_guard_held && lp_cas(&init_state, &expect, 2))
-        lp_signal_start_dumper();
-    return true;
-}
-
-bool lp_track_init(void)
-{
-    int expect = 0, st = lp_load_acquire(&init_state);
-
-    if (LP_LIKELY(st == 2))
-        return true;
-    if (st == 3)
-        return serve_request();
-    if (init_here)
-        return lp_real_init();
-    if (!lp_cas(&init_state, &expect, 1)) {
-        while (lp_load_acquire(&init_state) < 2)
-            ;
-        return true;
-    }
-    init_here = true;
-    lp_real_init();
-    if (getauxval(AT_SECURE)) {
-        /* setuid/setgid: the caller's environment must not steer a
-         * privileged process; read no options, write nothing, install
-         * nothing. Every hook passes straight through. */
-        lp_config_parse(&lp_config, NULL, false);
-        init_here = false;
-        lp_store_release(&lp_state, LP_STATE_DONE);
-        lp_store_release(&init_state, 2);
-        return true;
-    }
-    lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
-    lp_freed_set_volume(lp_config.freelist_vol);
-    (void)lp_stack_is_self((uintptr_t)&lp_track_init);
-    lp_snapshot_init();
-    init_here = false;
-    lp_store_release(&lp_state, LP_STATE_READY);
-    lp_store_release(&init_state, 2);
-    return true;
 }
 
 /*

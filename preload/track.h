@@ -14,16 +14,18 @@
 #include "preload/lp.h"
 #include "preload/real.h"
 #include "preload/table.h"
+#include "preload/init.h"
 
-/* Bring the profiler up if it is not (first allocation, constructor).
- * Returns false while the real allocator is being resolved by this
- * thread: the caller must then serve the request from the boot arena. */
-bool lp_track_init(void);
-
-/* From a signal handler (async-signal-safe): ask the next allocation, in
- * any thread, to start the snapshot dumper (signal.c) outside the
- * handler. Costs the hot path nothing: the init check fails once. */
-void lp_track_request_service(void);
+/* Bring the profiler up if it is not (first allocation, constructor):
+ * ready is one acquire load; the rest is init.c's. Returns false while
+ * the real allocator is being resolved by this thread: the caller must
+ * then serve the request from the boot arena. */
+static inline bool lp_track_init(void)
+{
+    if (LP_LIKELY(lp_load_acquire(&lp_init_state) == 2))
+        return true;
+    return lp_init_slow();
+}
 
 /* A block p of size bytes was just handed to the program by an
  * allocation of family how (enum lp_how: malloc, new or new[]). */
