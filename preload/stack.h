@@ -56,6 +56,24 @@ static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
     lp_count_sub(&s->live_blocks, 1);
 }
 
+/* The same with explicit amounts: sample_bytes=N charges each tracked
+ * block the bytes and blocks it stands for (sample.h; blocks then in
+ * LP_SAMPLE_ONE units). */
+static inline void lp_stack_note_alloc_n(struct lp_stack *s, uint64_t bytes,
+                                         uint64_t blocks)
+{
+    lp_count_add(&s->live_bytes, bytes);
+    lp_count_add(&s->live_blocks, blocks);
+    lp_count_add(&s->total_bytes, bytes);
+    lp_count_add(&s->total_blocks, blocks);
+}
+static inline void lp_stack_note_free_n(struct lp_stack *s, uint64_t bytes,
+                                        uint64_t blocks)
+{
+    lp_count_sub(&s->live_bytes, bytes);
+    lp_count_sub(&s->live_blocks, blocks);
+}
+
 /* Range of our own library's text, to recognise our frames. */
 bool lp_stack_is_self(uintptr_t pc);
 
