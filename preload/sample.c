@@ -17,7 +17,7 @@
 
 #include "preload/arena.h"
 
-uint32_t *lp_sample_filter;
+uint8_t *lp_sample_filter;
 uint64_t lp_sample_table_misses;
 static uint64_t threads_seeded;
 
@@ -128,5 +128,5 @@ void lp_sample_init(void)
         return;
     /* Arena memory: zeroed, outside the program's heap and the roots. */
     lp_sample_filter =
-        lp_arena_alloc(sizeof(uint32_t) << LP_SAMPLE_FILTER_BITS);
+        lp_arena_alloc((size_t)1 << LP_SAMPLE_FILTER_BITS);
 }

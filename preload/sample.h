@@ -29,10 +29,11 @@
  * (LP_SAMPLE_ONE units: 1/4096 of a block) so fractional weights add up
  * without bias.
  *
- * Frees (a counting filter): one 32-bit counter per hash of the block
- * address, incremented before a tracked block enters the table and
- * decremented after it leaves, so a counter never falls below the number
- * of table entries hashing to it. A free whose counter is 0 is certainly
+ * Frees (a counting filter): one 8-bit counter per 16-byte granule of
+ * the address space modulo 1 MiB, incremented before a tracked block
+ * enters the table and decremented after it leaves, so a counter never
+ * falls below the number of table entries that map to it (a counter that
+ * reaches 255 stays there). A free whose counter is 0 is certainly
  * of an untracked block and goes straight to the real free: no guard, no
  * shard lock, no lookup. Counters are updated with atomics once the
  * program has a second thread; a fork child inherits counters that are
@@ -49,9 +50,9 @@
 #include "preload/tcb_slot.h"
 
 #define LP_SAMPLE_ONE 4096u /* one block, in estimated block counts */
-#define LP_SAMPLE_FILTER_BITS 16
+#define LP_SAMPLE_FILTER_BITS 16 /* 64 KiB of counters */
 
-extern uint32_t *lp_sample_filter; /* NULL: no filter (not sampling) */
+extern uint8_t *lp_sample_filter; /* NULL: no filter (not sampling) */
 
 /* BOOT: allocate the filter when sample_bytes is set. */
 void lp_sample_init(void);
@@ -131,37 +132,54 @@ static inline uint64_t lp_sample_blocks_out(uint64_t fixed)
 
 /* ---- the counting filter ------------------------------------------ */
 
-static inline uint32_t *lp_sample_slot(uintptr_t addr)
+/* A block's counter: its address in 16-byte granules, modulo the filter
+ * size. No mixing on purpose: blocks that are neighbours in the heap
+ * share cache lines of the filter too, so a program whose heap spans a
+ * few hundred KiB keeps its frees' lookups in a few hundred lines. */
+static inline uint8_t *lp_sample_slot(uintptr_t addr)
 {
-    uint64_t h = (uint64_t)(addr >> 4) * 0x9e3779b97f4a7c15ull;
-
-    return &lp_sample_filter[h >> (64 - LP_SAMPLE_FILTER_BITS)];
+    return &lp_sample_filter[(addr >> 4) & ((1u << LP_SAMPLE_FILTER_BITS) - 1)];
 }
+
+/* Counters saturate at 255 and then stay (only ever too high). */
+#define LP_SAMPLE_STUCK 255u
 
 /* Before a tracked block enters the table / after it left it. */
 static inline void lp_sample_filter_add(uintptr_t addr)
 {
-    uint32_t *c;
+    uint8_t *c, v;
 
     if (LP_LIKELY(!lp_sample_filter))
         return;
     c = lp_sample_slot(addr);
-    if (lp_load_relaxed(&lp_threaded))
-        lp_add_relaxed(c, 1);
-    else
-        lp_store_relaxed(c, lp_load_relaxed(c) + 1);
+    v = lp_load_relaxed(c);
+    if (!lp_load_relaxed(&lp_threaded)) {
+        if (v != LP_SAMPLE_STUCK)
+            lp_store_relaxed(c, v + 1);
+        return;
+    }
+    while (v != LP_SAMPLE_STUCK &&
+           !__atomic_compare_exchange_n(c, &v, (uint8_t)(v + 1), true,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 static inline void lp_sample_filter_del(uintptr_t addr)
 {
-    uint32_t *c;
+    uint8_t *c, v;
 
     if (LP_LIKELY(!lp_sample_filter))
         return;
     c = lp_sample_slot(addr);
-    if (lp_load_relaxed(&lp_threaded))
-        lp_sub_relaxed(c, 1);
-    else
-        lp_store_relaxed(c, lp_load_relaxed(c) - 1);
+    v = lp_load_relaxed(c);
+    if (!lp_load_relaxed(&lp_threaded)) {
+        if (v != LP_SAMPLE_STUCK && v != 0)
+            lp_store_relaxed(c, v - 1);
+        return;
+    }
+    while (v != LP_SAMPLE_STUCK && v != 0 &&
+           !__atomic_compare_exchange_n(c, &v, (uint8_t)(v - 1), true,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
 /* True when addr is certainly not in the table (sampled mode only). */

@@ -28,15 +28,16 @@ static inline size_t usable(void *p)
     return lp_snapshot_active ? lp_real.malloc_usable_size(p) : 0;
 }
 
-/* 0 none, 1 running, 2 done, 3 done and a service request is pending */
-static int init_state;
+/* 0 none, 1 running, 2 done, 3 done and a service request is pending
+ * (track.h) */
+int lp_track_init_state;
 #define init_here (lp_self.track_init_here)
 
 void lp_track_request_service(void)
 {
     int expect = 2;
 
-    lp_cas(&init_state, &expect, 3);
+    lp_cas(&lp_track_init_state, &expect, 3);
 }
 
 /* Serve a pending request, outside any handler and any lock of ours. */
@@ -44,14 +45,14 @@ static LP_NOINLINE bool serve_request(void)
 {
     int expect = 3;
 
-    if (!lp_guard_held && lp_cas(&init_state, &expect, 2))
+    if (!lp_guard_held && lp_cas(&lp_track_init_state, &expect, 2))
         lp_signal_start_dumper();
     return true;
 }
 
-bool lp_track_init(void)
+bool lp_track_init_slow(void)
 {
-    int expect = 0, st = lp_load_acquire(&init_state);
+    int expect = 0, st = lp_load_acquire(&lp_track_init_state);
 
     if (LP_LIKELY(st == 2))
         return true;
@@ -59,8 +60,8 @@ bool lp_track_init(void)
         return serve_request();
     if (init_here)
         return lp_real_init();
-    if (!lp_cas(&init_state, &expect, 1)) {
-        while (lp_load_acquire(&init_state) < 2)
+    if (!lp_cas(&lp_track_init_state, &expect, 1)) {
+        while (lp_load_acquire(&lp_track_init_state) < 2)
             ;
         return true;
     }
@@ -73,7 +74,7 @@ bool lp_track_init(void)
         lp_config_parse(&lp_config, NULL, false);
         init_here = false;
         lp_store_release(&lp_state, LP_STATE_DONE);
-        lp_store_release(&init_state, 2);
+        lp_store_release(&lp_track_init_state, 2);
         return true;
     }
     lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
@@ -83,7 +84,7 @@ bool lp_track_init(void)
     lp_snapshot_init();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);
-    lp_store_release(&init_state, 2);
+    lp_store_release(&lp_track_init_state, 2);
     return true;
 }
 
@@ -131,7 +132,7 @@ static LP_NOINLINE void untracked(void *p)
         lp_freed_forget((uintptr_t)p);
 }
 
-void lp_track_alloc(void *p, size_t size, unsigned how)
+void lp_track_alloc_slow(void *p, size_t size, unsigned how)
 {
     struct lp_guard g;
     uint32_t id;
@@ -139,8 +140,6 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
     struct lp_block stale;
     int rc;
 
-    if (lp_sample_skip(size))
-        return;
     if (!lp_guard_enter(&g)) {
         if (lp_guard_held)
             untracked(p);

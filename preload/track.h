@@ -13,12 +13,20 @@
 #include "preload/guard.h"
 #include "preload/lp.h"
 #include "preload/real.h"
+#include "preload/sample.h"
 #include "preload/table.h"
 
 /* Bring the profiler up if it is not (first allocation, constructor).
  * Returns false while the real allocator is being resolved by this
  * thread: the caller must then serve the request from the boot arena. */
-bool lp_track_init(void);
+bool lp_track_init_slow(void);
+extern int lp_track_init_state; /* 2: up, nothing pending */
+static inline __attribute__((always_inline)) bool lp_track_init(void)
+{
+    if (LP_LIKELY(lp_load_acquire(&lp_track_init_state) == 2))
+        return true;
+    return lp_track_init_slow();
+}
 
 /* From a signal handler (async-signal-safe): ask the next allocation, in
  * any thread, to start the snapshot dumper (signal.c) outside the
@@ -26,8 +34,16 @@ bool lp_track_init(void);
 void lp_track_request_service(void);
 
 /* A block p of size bytes was just handed to the program by an
- * allocation of family how (enum lp_how: malloc, new or new[]). */
-void lp_track_alloc(void *p, size_t size, unsigned how);
+ * allocation of family how (enum lp_how: malloc, new or new[]). The
+ * sampler's verdict is inlined into each hook: with sample_bytes=N most
+ * blocks stay untracked for the price of a countdown (sample.h). */
+void lp_track_alloc_slow(void *p, size_t size, unsigned how);
+static inline __attribute__((always_inline)) void
+lp_track_alloc(void *p, size_t size, unsigned how)
+{
+    if (!lp_sample_skip(size))
+        lp_track_alloc_slow(p, size, how);
+}
 
 /* The program releases p with a call of family how: forget it, remember
  * it in the recently-freed queue, report a mismatched release. Called
@@ -50,6 +66,13 @@ lp_track_release(void *p, unsigned how)
 
     if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
         return;
+    if (lp_sample_untracked((uintptr_t)p)) {
+        /* Sampled mode, a block the table certainly does not hold. */
+        lp_in_libc++;
+        lp_real.free(p);
+        lp_in_libc--;
+        return;
+    }
     saved = errno;
     if (LP_LIKELY(lp_track_free(p, how))) {
         lp_in_libc++;
