@@ -66,4 +66,4 @@ near "200-byte blocks: in-use bytes" "$b" $((50000 * 200 + 50000 * 8))
 # log_format=json says it too, and stays valid JSON.
 run_lp "$WORK/s.json" "sample_bytes=4096:log_format=json" "$P" 1000
 check "json: sample_bytes and estimates" grep -q '^  "sample_bytes": 4096, "estimates": true,$' "$WORK/s.json"
-check "json: valid" python3 -m json.tool "$WORK/s.json" >/dev/null
+check "json: valid" bash -c "python3 -m json.tool '$WORK/s.json' >/dev/null"
