@@ -18,6 +18,7 @@
 #include "preload/freed.h"
 #include "preload/guard.h"
 #include "preload/real.h"
+#include "preload/sample.h"
 #include "preload/signal.h"
 #include "preload/snapshot.h"
 #include "preload/stack.h"
@@ -71,6 +72,7 @@ bool lp_init_slow(void)
     }
     lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
     lp_freed_set_volume(lp_config.freelist_vol);
+    lp_sample_init();
     (void)lp_stack_is_self((uintptr_t)&lp_init_slow);
     lp_snapshot_init();
     init_here = false;

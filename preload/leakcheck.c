@@ -30,6 +30,8 @@
 #include "preload/outfile.h"
 #include "preload/heap_errors.h"
 #include "preload/loss_group.h"
+#include "preload/sample.h"
+#include "preload/sample_report.h"
 #include "preload/scan.h"
 #include "preload/stack.h"
 #include "preload/track.h"
@@ -125,6 +127,7 @@ static void preamble_opts(struct lp_leak_opts *o)
     if (lp_config.verbosity > 0 || lp_config.log[0])
         o->parent_pid = lp_command_parent_pid();
     o->quiet = lp_config.quiet;
+    o->sample_bytes = lp_config.sample_bytes;
 }
 
 /* The preamble goes before the first thing this process writes. */
@@ -222,10 +225,10 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
             }
             to = &recs[j];
             from = &recs[rec_of[i]];
-            from->bytes -= b->size;
-            from->blocks--;
-            to->bytes += b->size;
-            to->blocks++;
+            from->bytes -= lp_sample_record_bytes(b);
+            from->blocks -= lp_sample_record_blocks(b);
+            to->bytes += lp_sample_record_bytes(b);
+            to->blocks += lp_sample_record_blocks(b);
         }
     }
     *nrecs = n;
@@ -542,14 +545,20 @@ static unsigned run_check(bool live, unsigned seq)
         }
         memcpy(set.heur_bytes, sc.heur_bytes, sizeof(set.heur_bytes));
         memcpy(set.heur_blocks, sc.heur_blocks, sizeof(set.heur_blocks));
+        if (lp_sample_on())
+            lp_sample_scan_totals(&sc, &set); /* estimates (sample.h) */
         refresh_sym();
         rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
         if (rec_of)
             set.recs = lp_loss_group(&sc, &set.nrecs, rec_of);
+        if (set.recs && lp_sample_on())
+            lp_sample_scale_records(&sc, set.recs, set.nrecs, rec_of);
         if (set.recs) {
             set.recs = suppress(&sc, set.recs, &set.nrecs, rec_of, o.depth);
             compact(set.recs, &set.nrecs);
         }
+        if (set.recs && lp_sample_on())
+            lp_sample_round_records(set.recs, set.nrecs);
         if (!set.recs && sc.nblocks)
             lp_diag("out of memory while grouping %zu blocks", sc.nblocks);
     } else {
@@ -582,6 +591,8 @@ static unsigned run_check(bool live, unsigned seq)
                 list_used(mem, &set, &o);
             if (lc.supp && !live)
                 lp_supp_print_used_lsan(lc.supp, mem);
+            if (lp_config.verbosity > 0 && lp_sample_on() && !live)
+                lp_sample_print_stats(mem, set.pid);
         }
         fclose(mem);
         emit(buf, len, lp_config.log, live);

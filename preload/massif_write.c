@@ -354,6 +354,7 @@ static void make_desc(char *out, size_t n)
         { "threshold", "--threshold=" },
         { "peak_inaccuracy", "--peak-inaccuracy=" },
         { "depth", "--depth=" },
+        { "sample_bytes", "--sample-bytes=" }, /* ours: estimates */
     };
     const char *p = lp_config.options_text;
     size_t o = 0;

@@ -16,11 +16,10 @@
  * frames as return address - 1, the call instruction, which is what the
  * lines describe (Memcheck and Massif print the same addresses).
  *
- * Sampling (sample_bytes=N): a thread tracks the allocation that crosses
- * each N-byte mark, so an allocation of s < N bytes is seen with
- * probability about s/N. Each stack's figures are scaled by N/s for its
- * mean tracked size s (1 when s >= N), the estimate gperftools and Go use
- * for their sampled heap profiles; period is N.
+ * Sampling (sample_bytes=N): the stack counters already hold estimates
+ * of the whole heap (each tracked block counts for what it stands for,
+ * sample.h), as Go's and gperftools' profiles hold scaled values; period
+ * is N.
  *
  * Context: COLD, guard held.
  */
@@ -41,6 +40,7 @@
 #include "preload/config.h"
 #include "preload/diag.h"
 #include "preload/leakcheck.h"
+#include "preload/sample.h"
 #include "preload/stack_count.h"
 #include "report/pprof.h"
 #include "report/symbolize.h"
@@ -249,18 +249,12 @@ static void add_header(struct lp_pprof *p)
     lp_pprof_add_comment(p, line);
 }
 
-/* Scale sampled figures back to the whole heap (see the banner). */
-static void scale(int64_t *v, uint64_t blocks, uint64_t bytes)
+/* Sampled mode: the counters are estimates already (sample.h), with
+ * block counts in fixed point; make those whole. */
+static void scale(int64_t *v)
 {
-    uint64_t every = lp_config.sample_bytes;
-    double f;
-    int i;
-
-    if (!every || !blocks || bytes / blocks >= every)
-        return;
-    f = (double)every / ((double)bytes / (double)blocks);
-    for (i = 0; i < 4; i++)
-        v[i] = (int64_t)((double)v[i] * f + 0.5);
+    v[0] = (int64_t)lp_sample_blocks_out((uint64_t)v[0]);
+    v[2] = (int64_t)lp_sample_blocks_out((uint64_t)v[2]);
 }
 
 static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
@@ -291,7 +285,7 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
         v[1] = (int64_t)bytes;
         v[2] = (int64_t)c.live_blocks;
         v[3] = (int64_t)c.live_bytes;
-        scale(v, blocks, bytes);
+        scale(v);
         for (i = 0; i < s->nframes && n < LP_STACK_MAX_DEPTH; i++) {
             uintptr_t ip = s->frames[i];
 
@@ -304,7 +298,7 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
                 n++;
         }
         /* Go's heap profiles label each sample with its block size. */
-        label.num = (int64_t)(bytes / blocks);
+        label.num = v[0] ? v[1] / v[0] : 0;
         rc = lp_pprof_add_sample(p, locs, n, v, &label, 1);
     }
     free(locs);

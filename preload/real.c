@@ -19,7 +19,7 @@ static int resolve_state;
 
 /* dlsym allocates a little (dlerror state); 256 KiB is plenty. Each block
  * has a 16-byte header holding its size, so realloc can copy it out. */
-static _Alignas(64) unsigned char boot_mem[256 * 1024];
+_Alignas(64) unsigned char lp_boot_mem[LP_BOOT_MEM_SIZE];
 static size_t boot_used;
 
 void *lp_boot_alloc(size_t size, size_t align)
@@ -31,18 +31,11 @@ void *lp_boot_alloc(size_t size, size_t align)
     do {
         cur = lp_load_relaxed(&boot_used);
         off = (cur + 16 + align - 1) & ~(align - 1);
-        if (off + size > sizeof(boot_mem) || off + size < off)
+        if (off + size > sizeof(lp_boot_mem) || off + size < off)
             return NULL;
     } while (!lp_cas(&boot_used, &cur, off + size));
-    memcpy(boot_mem + off - sizeof(size_t), &size, sizeof(size_t));
-    return boot_mem + off;
-}
-
-bool lp_boot_owns(const void *p)
-{
-    const unsigned char *c = p;
-
-    return c >= boot_mem && c < boot_mem + sizeof(boot_mem);
+    memcpy(lp_boot_mem + off - sizeof(size_t), &size, sizeof(size_t));
+    return lp_boot_mem + off;
 }
 
 size_t lp_boot_size(const void *p)

@@ -32,7 +32,13 @@ bool lp_real_init(void);
 
 /* Bump allocation for the dlsym window; never freed. */
 void *lp_boot_alloc(size_t size, size_t align);
-bool lp_boot_owns(const void *p);
+#define LP_BOOT_MEM_SIZE (256 * 1024)
+extern unsigned char lp_boot_mem[LP_BOOT_MEM_SIZE];
+/* Inline: free() asks on every call. */
+static inline bool lp_boot_owns(const void *p)
+{
+    return (uintptr_t)p - (uintptr_t)lp_boot_mem < LP_BOOT_MEM_SIZE;
+}
 size_t lp_boot_size(const void *p);
 
 #endif /* LP_PRELOAD_REAL_H */

@@ -55,43 +55,57 @@ static inline struct lp_stack_local *lp_stack_local_mine(void)
     return l && lp_load_relaxed(&lp_threaded) ? l : NULL;
 }
 
-/* Counters: an allocation of size bytes / a free of a block of size bytes. */
-static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
+/* Counters: an allocation / a free, charged bytes and blocks (one block
+ * of its size, or with sample_bytes=N what a tracked block stands for:
+ * sample.h, blocks then in LP_SAMPLE_ONE units). */
+static inline void lp_stack_note_alloc_n(struct lp_stack *s, uint64_t bytes,
+                                         uint64_t blocks)
 {
     struct lp_stack_local *l = lp_stack_local_mine();
     unsigned w;
 
     if (l == NULL) {
-        lp_count_add(&s->live_bytes, size);
-        lp_count_add(&s->live_blocks, 1);
-        lp_count_add(&s->total_bytes, size);
-        lp_count_add(&s->total_blocks, 1);
+        lp_count_add(&s->live_bytes, bytes);
+        lp_count_add(&s->live_blocks, blocks);
+        lp_count_add(&s->total_bytes, bytes);
+        lp_count_add(&s->total_blocks, blocks);
         return;
     }
     w = s->id & (LP_STACK_LOCAL_WAYS - 1);
     if (LP_UNLIKELY(l->id[w] != s->id))
         lp_stack_local_take(l, w, s);
-    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + (int64_t)size);
-    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + 1);
-    lp_store_relaxed(&l->total_bytes[w], l->total_bytes[w] + size);
-    lp_store_relaxed(&l->total_blocks[w], l->total_blocks[w] + 1);
+    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + (int64_t)bytes);
+    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + (int64_t)blocks);
+    lp_store_relaxed(&l->total_bytes[w], l->total_bytes[w] + bytes);
+    lp_store_relaxed(&l->total_blocks[w], l->total_blocks[w] + blocks);
+}
+
+static inline void lp_stack_note_free_n(struct lp_stack *s, uint64_t bytes,
+                                        uint64_t blocks)
+{
+    struct lp_stack_local *l = lp_stack_local_mine();
+    unsigned w;
+
+    if (l == NULL) {
+        lp_count_sub(&s->live_bytes, bytes);
+        lp_count_sub(&s->live_blocks, blocks);
+        return;
+    }
+    w = s->id & (LP_STACK_LOCAL_WAYS - 1);
+    if (LP_UNLIKELY(l->id[w] != s->id))
+        lp_stack_local_take(l, w, s);
+    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] - (int64_t)bytes);
+    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] - (int64_t)blocks);
+}
+
+static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
+{
+    lp_stack_note_alloc_n(s, size, 1);
 }
 
 static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
 {
-    struct lp_stack_local *l = lp_stack_local_mine();
-    unsigned w;
-
-    if (l == NULL) {
-        lp_count_sub(&s->live_bytes, size);
-        lp_count_sub(&s->live_blocks, 1);
-        return;
-    }
-    w = s->id & (LP_STACK_LOCAL_WAYS - 1);
-    if (LP_UNLIKELY(l->id[w] != s->id))
-        lp_stack_local_take(l, w, s);
-    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] - (int64_t)size);
-    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] - 1);
+    lp_stack_note_free_n(s, size, 1);
 }
 
 /* A site's figures: its record plus every thread's pending deltas. */

@@ -43,7 +43,8 @@ struct lp_tcb_slot {
     bool guard_held;      /* guard.h: this thread is inside leakprof */
     bool resolving_real;  /* real.c: this thread resolves the allocator */
     bool track_init_here; /* init.c: this thread brings the library up */
-    uint64_t sample_left; /* track.c: bytes to the next sampled block */
+    uint64_t sample_left; /* sample.c: bytes to the next sample point */
+    uint64_t sample_rng;  /* sample.c: its generator's state (0: unseeded) */
     unsigned in_libc;     /* guard.h: inside the real allocator or fork */
     bool fork_guard;      /* fork.c: the forking thread's guard */
     unsigned char unw_state, unw_memo_now; /* unwind.c */
@@ -72,6 +73,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.resolving_real = false;
     lp_self.track_init_here = false;
     lp_self.sample_left = 0;
+    lp_self.sample_rng = 0;
     lp_self.in_libc = 0;
     lp_self.fork_guard = false;
     lp_self.unw_state = 0;

@@ -16,6 +16,7 @@
 #include "preload/guard.h"
 #include "preload/heap_errors.h"
 #include "preload/real.h"
+#include "preload/sample.h"
 #include "preload/signal.h"
 #include "preload/snapshot.h"
 #include "preload/stack_count.h"
@@ -27,26 +28,35 @@ static inline size_t usable(void *p)
 }
 
 /*
- * sample_bytes=N: track about one allocation per N bytes allocated, the
- * way sampling heap profilers do: each thread counts bytes down from N and
- * the allocation that crosses zero is tracked (so big blocks are always
- * seen). Untracked blocks cost nothing but this countdown; their frees
- * find no table entry and pass through.
+ * sample_bytes=N (sample.h): the sampler decides which blocks are
+ * tracked; a tracked block is charged what it stands for, so every
+ * counter holds an estimate of the whole heap. Without sampling the
+ * charges are the block itself (size, one block).
  */
-#define sample_left (lp_self.sample_left)
-
-static inline bool sampled_out(size_t size)
+static inline void charge_alloc(struct lp_stack *s, size_t size)
 {
-    uint64_t every = lp_config.sample_bytes;
+    if (LP_LIKELY(!lp_sample_on()))
+        lp_stack_note_alloc(s, size);
+    else
+        lp_stack_note_alloc_n(s, lp_sample_est_bytes(size),
+                              lp_sample_est_blocks(size));
+}
 
-    if (LP_LIKELY(every == 0))
-        return false;
-    if (sample_left > size) {
-        sample_left -= size;
-        return true;
-    }
-    sample_left = every;
-    return false;
+static inline void charge_free(struct lp_stack *s, size_t size)
+{
+    if (LP_LIKELY(!lp_sample_on()))
+        lp_stack_note_free(s, size);
+    else
+        lp_stack_note_free_n(s, lp_sample_est_bytes(size),
+                             lp_sample_est_blocks(size));
+}
+
+/* Massif's event for a block of size bytes (usable: its usable size). */
+static inline void massif_note(const struct lp_stack *s, size_t size,
+                               size_t use, bool is_alloc)
+{
+    lp_snapshot_note(s, lp_sample_est_bytes(size),
+                     lp_sample_est_usable(size, use), is_alloc);
 }
 
 /*
@@ -61,7 +71,7 @@ static LP_NOINLINE void untracked(void *p)
         lp_freed_forget((uintptr_t)p);
 }
 
-void lp_track_alloc(void *p, size_t size, unsigned how)
+void lp_track_alloc_slow(void *p, size_t size, unsigned how)
 {
     struct lp_guard g;
     uint32_t id;
@@ -69,8 +79,6 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
     struct lp_block stale;
     int rc;
 
-    if (sampled_out(size))
-        return;
     if (!lp_guard_enter(&g)) {
         if (lp_guard_held)
             untracked(p);
@@ -79,21 +87,25 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
     lp_table_prefetch((uintptr_t)p);
     id = lp_stack_capture();
     s = lp_stack_get(id);
+    lp_sample_filter_add((uintptr_t)p); /* before the table: see sample.h */
     rc = lp_table_insert_how((uintptr_t)p, size, id, how, &stale);
-    if (LP_UNLIKELY(rc < 0))
+    if (LP_UNLIKELY(rc < 0)) {
         untracked(p);
+        lp_sample_filter_del((uintptr_t)p);
+    }
     if (rc == 1) {
         struct lp_stack *os = lp_stack_get(stale.stack_id);
 
         /* The old block was freed behind our back: forget it here too. */
+        lp_sample_filter_del((uintptr_t)p);
         lp_snapshot_before_shrink();
         if (os)
-            lp_stack_note_free(os, stale.size);
-        lp_snapshot_note(NULL, stale.size, stale.size, false);
+            charge_free(os, stale.size);
+        massif_note(NULL, stale.size, stale.size, false);
     }
     if (s)
-        lp_stack_note_alloc(s, size);
-    lp_snapshot_note(s, size, usable(p), true);
+        charge_alloc(s, size);
+    massif_note(s, size, usable(p), true);
     lp_guard_leave(&g);
 }
 
@@ -105,11 +117,12 @@ static bool untrack(void *p, struct lp_block *b)
 
     if (lp_table_remove((uintptr_t)p, b) != 0)
         return false;
+    lp_sample_filter_del((uintptr_t)p);
     s = lp_stack_get(b->stack_id);
     lp_snapshot_before_shrink();
     if (s)
-        lp_stack_note_free(s, b->size);
-    lp_snapshot_note(NULL, b->size, usable(p), false);
+        charge_free(s, b->size);
+    massif_note(NULL, b->size, usable(p), false);
     return true;
 }
 
@@ -130,7 +143,9 @@ bool lp_track_free(void *p, unsigned how)
     struct lp_block b;
     bool pass = true;
 
-    if (!lp_guard_enter(&g))
+    /* Sampled mode: most frees are of untracked blocks; the filter says
+     * so without the table. */
+    if (lp_sample_untracked((uintptr_t)p) || !lp_guard_enter(&g))
         return true;
     if (untrack(p, &b)) {
         if (lp_heap_errors_on()) {
@@ -143,6 +158,8 @@ bool lp_track_free(void *p, unsigned how)
             lp_freed_push(b.addr, b.size, b.stack_id, at);
         }
     } else {
+        if (lp_sample_filter)
+            lp_sample_note_miss();
         pass = lp_heap_error_bad_free(p, how, false, 0);
     }
     lp_guard_leave(&g);
@@ -155,10 +172,11 @@ int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
     struct lp_guard g;
     int had;
 
-    if (!lp_guard_enter(&g))
+    if (lp_sample_untracked((uintptr_t)old) || !lp_guard_enter(&g))
         return 0;
     had = lp_table_remove((uintptr_t)old, ob) == 0;
     if (had) {
+        lp_sample_filter_del((uintptr_t)old);
         *old_usable = usable(old);
         if (LP_UNLIKELY(ob->how != LP_HOW_MALLOC) && lp_heap_errors_on())
             lp_heap_error_mismatch(ob, LP_HOW_MALLOC, lp_stack_capture());
@@ -169,20 +187,41 @@ int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
     return had;
 }
 
+/* Sampled mode: the old block was tracked, its successor is not (the
+ * sampler decides each block afresh, as if realloc were a free and a
+ * malloc): the old block is freed as far as the counters know. */
+static void realloc_untracked(const struct lp_block *ob, size_t old_usable)
+{
+    struct lp_stack *os = lp_stack_get(ob->stack_id);
+
+    lp_snapshot_before_shrink();
+    if (os)
+        charge_free(os, ob->size);
+    massif_note(NULL, ob->size, old_usable, false);
+}
+
 void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
                           const struct lp_block *ob, size_t old_usable)
 {
     struct lp_guard g;
     uint32_t id;
     struct lp_stack *s, *os;
+    bool skip = np != NULL && lp_sample_skip(size);
 
-    if ((!had && np != NULL && sampled_out(size)) || !lp_guard_enter(&g))
+    if ((!had && skip) || !lp_guard_enter(&g))
         return;
     if (np == NULL) {
         /* The real realloc failed: the old block is still the program's. */
-        if (had)
+        if (had) {
+            lp_sample_filter_add((uintptr_t)old);
             lp_table_insert_how((uintptr_t)old, ob->size, ob->stack_id,
                                 ob->how, NULL);
+        }
+        lp_guard_leave(&g);
+        return;
+    }
+    if (skip) {
+        realloc_untracked(ob, old_usable);
         lp_guard_leave(&g);
         return;
     }
@@ -192,20 +231,26 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     if (had && np != old && lp_heap_errors_on())
         lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
                       lp_config.keep_free_stacks ? id : 0);
-    if (lp_table_insert((uintptr_t)np, size, id, NULL) < 0)
+    lp_sample_filter_add((uintptr_t)np);
+    if (lp_table_insert((uintptr_t)np, size, id, NULL) < 0) {
         untracked(np);
-    if (had && size < ob->size)
+        lp_sample_filter_del((uintptr_t)np);
+    }
+    if (had && lp_sample_est_bytes(size) < lp_sample_est_bytes(ob->size))
         lp_snapshot_before_shrink();
     /* Add before subtracting, so no snapshot sees the block missing. */
     if (s)
-        lp_stack_note_alloc(s, size);
+        charge_alloc(s, size);
     if (had) {
         os = lp_stack_get(ob->stack_id);
         if (os)
-            lp_stack_note_free(os, ob->size);
-        lp_snapshot_note_realloc(s, ob->size, old_usable, size, usable(np));
+            charge_free(os, ob->size);
+        lp_snapshot_note_realloc(s, lp_sample_est_bytes(ob->size),
+                                 lp_sample_est_usable(ob->size, old_usable),
+                                 lp_sample_est_bytes(size),
+                                 lp_sample_est_usable(size, usable(np)));
     } else {
-        lp_snapshot_note(s, size, usable(np), true);
+        massif_note(s, size, usable(np), true);
     }
     lp_guard_leave(&g);
 }
@@ -230,6 +275,9 @@ void lp_track_totals(struct lp_totals *t)
         t->live_bytes += lp_load_relaxed(&s->live_bytes);
         t->live_blocks += lp_load_relaxed(&s->live_blocks);
     }
+    /* Sampled mode: block counts are fixed-point estimates (sample.h). */
+    t->allocs = lp_sample_blocks_out(t->allocs);
+    t->live_blocks = lp_sample_blocks_out(t->live_blocks);
     t->frees = t->allocs - t->live_blocks;
     /* Bad calls count as Memcheck counts them: a free each, and a bad
      * realloc an alloc of its size too. */

@@ -13,6 +13,7 @@
 #include "preload/guard.h"
 #include "preload/lp.h"
 #include "preload/real.h"
+#include "preload/sample.h"
 #include "preload/table.h"
 #include "preload/init.h"
 
@@ -28,8 +29,16 @@ static inline bool lp_track_init(void)
 }
 
 /* A block p of size bytes was just handed to the program by an
- * allocation of family how (enum lp_how: malloc, new or new[]). */
-void lp_track_alloc(void *p, size_t size, unsigned how);
+ * allocation of family how (enum lp_how: malloc, new or new[]). The
+ * sampler's verdict is inlined into each hook: with sample_bytes=N most
+ * blocks stay untracked for the price of a countdown (sample.h). */
+void lp_track_alloc_slow(void *p, size_t size, unsigned how);
+static inline __attribute__((always_inline)) void
+lp_track_alloc(void *p, size_t size, unsigned how)
+{
+    if (!lp_sample_skip(size))
+        lp_track_alloc_slow(p, size, how);
+}
 
 /* The program releases p with a call of family how: forget it, remember
  * it in the recently-freed queue, report a mismatched release. Called
@@ -52,6 +61,13 @@ lp_track_release(void *p, unsigned how)
 
     if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
         return;
+    if (lp_sample_untracked((uintptr_t)p)) {
+        /* Sampled mode, a block the table certainly does not hold. */
+        lp_in_libc++;
+        lp_real.free(p);
+        lp_in_libc--;
+        return;
+    }
     saved = errno;
     if (LP_LIKELY(lp_track_free(p, how))) {
         lp_in_libc++;

@@ -275,6 +275,9 @@ int lp_leaks_json_supp(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
             set->pid,
             (unsigned)o->leak_check <= LP_CHECK_FULL ? check_name[o->leak_check]
                                                      : "full");
+    if (o->sample_bytes)
+        fprintf(out, "  \"sample_bytes\": %" PRIu64 ", \"estimates\": true,\n",
+                o->sample_bytes);
     fprintf(out,
             "  \"heap_summary\": {\"in_use_bytes\": %" PRIu64
             ", \"in_use_blocks\": %" PRIu64 ", \"allocs\": %" PRIu64

@@ -14,6 +14,8 @@
  *
  * { "tool": "leakprof", "format_version": 1, "pid": 42,
  *   "leak_check": "full",
+ *   "sample_bytes": 4096, "estimates": true,     (sampled runs only: every
+ *                                   byte and block figure is an estimate)
  *   "heap_summary": { "in_use_bytes", "in_use_blocks", "allocs", "frees",
  *                     "bytes_allocated" },
  *   "leak_summary": { "definitely_lost": {"bytes","blocks"},

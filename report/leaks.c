@@ -418,6 +418,9 @@ static void print_preamble(struct lp_line_writer *w, const struct lp_leak_opts *
     print_command(w, o);
     if (o->parent_pid > 0)
         lp_line(w, "Parent PID: %d", o->parent_pid);
+    if (o->sample_bytes > 0)
+        lp_line(w, "Sampled run (sample_bytes=%" PRIu64 "): heap and leak figures are estimates",
+                o->sample_bytes);
     lp_line(w, "%s", "");
 }
 

@@ -115,6 +115,8 @@ struct lp_leak_opts {
     size_t command_len;
     int parent_pid;          /* > 0: a "Parent PID: N" line */
     bool quiet;              /* Memcheck's -q: loss records only */
+    uint64_t sample_bytes;   /* non-zero: sampled run, figures are
+                                estimates; the preamble says so */
     /* Live only: the header line (lp_leaks_print); live_seq 0 prints
      * none. The dumper fills these in for each snapshot signal. */
     unsigned live_seq;       /* N: the Nth snapshot signal, massif.out.PID.N */

@@ -5,7 +5,7 @@
 # no <stdio.h>; and the library exports exactly what exports.map lists.
 O=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
-hot="hooks track table stack stack_count unwind cfi arena real guard cxx freed massif_count sched"
+hot="hooks track table stack stack_count unwind cfi arena real guard cxx freed massif_count sched sample"
 banned='^(malloc|calloc|realloc|free|strdup|strndup|printf|fprintf|sprintf|snprintf|vsnprintf|puts|fputs|fwrite|fopen|fdopen|fflush|exit|abort|__printf_chk|__fprintf_chk|__snprintf_chk|__sprintf_chk)$'
 status=0
 for m in $hot; do

@@ -29,6 +29,11 @@ check "launcher: summary mode" sh -c "grep -q 'LEAK SUMMARY' '$WORK/l.err' && ! 
 "$TOP/$O/leakprof" --bogus-flag >/dev/null 2>&1; rc=$?
 check "launcher: unknown option stops it" [ "$rc" = 1 ]
 
-# sample_bytes=N: about one allocation per N bytes is tracked.
-run_lp "$WORK/s.txt" "sample_bytes=409600" "$SAMPLES/slow_app"
-check "sample_bytes: one block in a hundred" grep -q '204,800 bytes in 50 blocks are definitely lost' "$WORK/s.txt"
+# sample_bytes=N: about one allocation per N bytes is tracked, and the
+# report estimates the whole heap: slow_app leaks 5,000 blocks of 4,096
+# bytes (a block in four is tracked at N=16384; the estimate is within 10%).
+run_lp "$WORK/s.txt" "sample_bytes=16384" "$SAMPLES/slow_app"
+read -r sb sk <<<"$(sed -nE 's/.* ([0-9,]+) bytes in ([0-9,]+) blocks are definitely lost in loss record.*/\1 \2/p' "$WORK/s.txt" | tr -d ,)"
+check "sample_bytes: the leak estimated within 10% ($sb bytes, $sk blocks)" \
+    test "${sb:-0}" -ge 18432000 -a "${sb:-0}" -le 22528000 -a "${sk:-0}" -ge 4500 -a "${sk:-0}" -le 5500
+check "sample_bytes: labelled as estimates" grep -q 'Sampled run (sample_bytes=16384): heap and leak figures are estimates' "$WORK/s.txt"
