@@ -282,9 +282,7 @@ struct lp_freed_lane *lp_freed_lane_new(void)
 
     if (l == NULL)
         return NULL;
-    l->next = lp_load_relaxed(&lanes);
-    while (!lp_cas(&lanes, &l->next, l))
-        ;
+    lp_list_push(&lanes, l);
     lp_add_relaxed(&nlanes, 1);
     return l;
 }

@@ -29,6 +29,15 @@
     __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_ACQ_REL, \
                                 __ATOMIC_ACQUIRE)
 
+/* Push node onto a lock-free, push-only list (nodes are never removed:
+ * readers walk it from an acquire load of the head). */
+#define lp_list_push(headp, node)                            \
+    do {                                                     \
+        (node)->next = lp_load_relaxed(headp);               \
+        while (!lp_cas((headp), &(node)->next, (node)))      \
+            ;                                                \
+    } while (0)
+
 /*
  * Counters that only the program's threads update. Until the program has a
  * second thread (threads.c sets lp_threaded before creating it), no other

@@ -547,9 +547,7 @@ struct lp_massif_local *lp_massif_local_new(void)
     if (l == NULL)
         return NULL;
     l->quantum = MIN_QUANTUM;
-    l->next = lp_load_relaxed(&locals);
-    while (!lp_cas(&locals, &l->next, l))
-        ;
+    lp_list_push(&locals, l);
     return l;
 }
 

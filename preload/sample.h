@@ -144,8 +144,8 @@ static inline uint8_t *lp_sample_slot(uintptr_t addr)
 /* Counters saturate at 255 and then stay (only ever too high). */
 #define LP_SAMPLE_STUCK 255u
 
-/* Before a tracked block enters the table / after it left it. */
-static inline void lp_sample_filter_add(uintptr_t addr)
+/* Move addr's counter by step (+1, -1), never past 0 or the stuck value. */
+static inline void lp_sample_filter_step(uintptr_t addr, int step)
 {
     uint8_t *c, v;
 
@@ -154,32 +154,24 @@ static inline void lp_sample_filter_add(uintptr_t addr)
     c = lp_sample_slot(addr);
     v = lp_load_relaxed(c);
     if (!lp_load_relaxed(&lp_threaded)) {
-        if (v != LP_SAMPLE_STUCK)
-            lp_store_relaxed(c, v + 1);
+        if (v != LP_SAMPLE_STUCK && (step > 0 || v != 0))
+            lp_store_relaxed(c, (uint8_t)(v + step));
         return;
     }
-    while (v != LP_SAMPLE_STUCK &&
-           !__atomic_compare_exchange_n(c, &v, (uint8_t)(v + 1), true,
+    while (v != LP_SAMPLE_STUCK && (step > 0 || v != 0) &&
+           !__atomic_compare_exchange_n(c, &v, (uint8_t)(v + step), true,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
+
+/* Before a tracked block enters the table / after it left it. */
+static inline void lp_sample_filter_add(uintptr_t addr)
+{
+    lp_sample_filter_step(addr, 1);
+}
 static inline void lp_sample_filter_del(uintptr_t addr)
 {
-    uint8_t *c, v;
-
-    if (LP_LIKELY(!lp_sample_filter))
-        return;
-    c = lp_sample_slot(addr);
-    v = lp_load_relaxed(c);
-    if (!lp_load_relaxed(&lp_threaded)) {
-        if (v != LP_SAMPLE_STUCK && v != 0)
-            lp_store_relaxed(c, v - 1);
-        return;
-    }
-    while (v != LP_SAMPLE_STUCK && v != 0 &&
-           !__atomic_compare_exchange_n(c, &v, (uint8_t)(v - 1), true,
-                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    lp_sample_filter_step(addr, -1);
 }
 
 /* True when addr is certainly not in the table (sampled mode only). */

@@ -23,9 +23,7 @@ struct lp_stack_local *lp_stack_local_new(void)
 
     if (l == NULL)
         return NULL;
-    l->next = lp_load_relaxed(&caches);
-    while (!lp_cas(&caches, &l->next, l))
-        ;
+    lp_list_push(&caches, l);
     return l;
 }
 

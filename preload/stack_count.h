@@ -58,44 +58,44 @@ static inline struct lp_stack_local *lp_stack_local_mine(void)
 /* Counters: an allocation / a free, charged bytes and blocks (one block
  * of its size, or with sample_bytes=N what a tracked block stands for:
  * sample.h, blocks then in LP_SAMPLE_ONE units). */
-static inline void lp_stack_note_alloc_n(struct lp_stack *s, uint64_t bytes,
-                                         uint64_t blocks)
+/* Add live (signed) and total amounts to s's counters. */
+static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
+                                 int64_t live_blocks, uint64_t total_bytes,
+                                 uint64_t total_blocks)
 {
     struct lp_stack_local *l = lp_stack_local_mine();
     unsigned w;
 
     if (l == NULL) {
-        lp_count_add(&s->live_bytes, bytes);
-        lp_count_add(&s->live_blocks, blocks);
-        lp_count_add(&s->total_bytes, bytes);
-        lp_count_add(&s->total_blocks, blocks);
+        lp_count_add(&s->live_bytes, (uint64_t)live_bytes);
+        lp_count_add(&s->live_blocks, (uint64_t)live_blocks);
+        if (total_blocks) {
+            lp_count_add(&s->total_bytes, total_bytes);
+            lp_count_add(&s->total_blocks, total_blocks);
+        }
         return;
     }
     w = s->id & (LP_STACK_LOCAL_WAYS - 1);
     if (LP_UNLIKELY(l->id[w] != s->id))
         lp_stack_local_take(l, w, s);
-    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + (int64_t)bytes);
-    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + (int64_t)blocks);
-    lp_store_relaxed(&l->total_bytes[w], l->total_bytes[w] + bytes);
-    lp_store_relaxed(&l->total_blocks[w], l->total_blocks[w] + blocks);
+    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + live_bytes);
+    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + live_blocks);
+    if (total_blocks) {
+        lp_store_relaxed(&l->total_bytes[w], l->total_bytes[w] + total_bytes);
+        lp_store_relaxed(&l->total_blocks[w], l->total_blocks[w] + total_blocks);
+    }
+}
+
+static inline void lp_stack_note_alloc_n(struct lp_stack *s, uint64_t bytes,
+                                         uint64_t blocks)
+{
+    lp_stack_note(s, (int64_t)bytes, (int64_t)blocks, bytes, blocks);
 }
 
 static inline void lp_stack_note_free_n(struct lp_stack *s, uint64_t bytes,
                                         uint64_t blocks)
 {
-    struct lp_stack_local *l = lp_stack_local_mine();
-    unsigned w;
-
-    if (l == NULL) {
-        lp_count_sub(&s->live_bytes, bytes);
-        lp_count_sub(&s->live_blocks, blocks);
-        return;
-    }
-    w = s->id & (LP_STACK_LOCAL_WAYS - 1);
-    if (LP_UNLIKELY(l->id[w] != s->id))
-        lp_stack_local_take(l, w, s);
-    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] - (int64_t)bytes);
-    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] - (int64_t)blocks);
+    lp_stack_note(s, -(int64_t)bytes, -(int64_t)blocks, 0, 0);
 }
 
 static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)

@@ -138,9 +138,7 @@ static struct rec *rec_claim(void)
     if (r == NULL)
         return NULL;
     r->state = REC_CLAIMED;
-    r->next = lp_load_relaxed(&threads.head);
-    while (!lp_cas(&threads.head, &r->next, r))
-        ;
+    lp_list_push(&threads.head, r);
     return r;
 }
 
