@@ -101,10 +101,22 @@ struct memo {
  * them): a pair in the thread's registry record, the main thread's here,
  * none for threads we did not start (they walk without a memo). */
 #define memo_now (lp_self.unw_memo_now)
-static struct memo main_memos[2];
+/* The thread's area: two memos, then stack.c's scratch. */
+struct thread_area {
+    struct memo memos[2];
+    uint64_t scratch[LP_UNWIND_SCRATCH_BYTES / 8];
+};
+static struct thread_area main_area;
 static struct memo no_memo; /* never read: old_n is 0 without memos */
 
-size_t lp_unwind_memo_size(void) { return 2 * sizeof(struct memo); }
+size_t lp_unwind_memo_size(void) { return sizeof(struct thread_area); }
+
+void *lp_unwind_thread_scratch(void)
+{
+    struct thread_area *a = lp_self.unw_memos;
+
+    return a ? a->scratch : NULL;
+}
 
 extern void *__libc_stack_end;
 
@@ -135,7 +147,7 @@ static LP_COLD void probe_stack(void)
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         rl.rlim_cur < size)
         size = rl.rlim_cur;
-    lp_unwind_set_thread_stack(hi - size, hi, main_memos);
+    lp_unwind_set_thread_stack(hi - size, hi, &main_area);
 }
 
 /* Cheap on purpose: the lookup is on the walk's critical path (hash,
