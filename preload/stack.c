@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "preload/arena.h"
 #include "preload/config.h"
@@ -28,11 +29,34 @@
 #define DIR_BITS 12
 #define DIR_SIZE (1u << DIR_BITS)
 
+/* Records are carved from slabs of their shard, at their exact size
+ * (the arena's power-of-two classes would round a 34-frame record of
+ * 320 bytes up to 512: more pages to touch, more cache lines apart). */
+#define SLAB_SIZE 65536
+
 static struct {
     int lock; /* lp_spin_lock; writers only */
     struct lp_stack **buckets;
+    unsigned char *bump, *bump_end; /* under lock */
+    unsigned slabs;
     char pad[64];
 } shards[STACK_SHARDS];
+
+/*
+ * Each thread's intern cache, in front of the shared table: a direct-
+ * mapped array of the stacks it interned lately, by hash. A hit costs a
+ * load from a small per-thread array and a compare with a record this
+ * thread used lately (both in its cache), instead of a bucket array and
+ * chains shared by every thread and as large as the program's stacks.
+ * Records are never freed, so an entry can never dangle; the frames are
+ * always compared, so an entry can never give a wrong stack.
+ */
+struct tcache_entry {
+    uint64_t hash;
+    struct lp_stack *s;
+};
+#define TCACHE_SIZE (LP_UNWIND_SCRATCH_BYTES / sizeof(struct tcache_entry))
+_Static_assert((TCACHE_SIZE & (TCACHE_SIZE - 1)) == 0, "power of two");
 
 static struct lp_stack **dir[DIR_SIZE];
 static uint32_t next_id;
@@ -57,17 +81,48 @@ bool lp_stack_is_self(uintptr_t pc)
     return pc >= self_lo && pc < self_hi;
 }
 
-static uint64_t hash_frames(const uintptr_t *f, unsigned n)
+/* Four independent lanes (the frames of one capture hash in a few ns,
+ * not one multiply latency per frame), folded and mixed at the end so
+ * the high bits that tell libraries apart reach the low bits that pick
+ * the shard and the bucket. */
+#define HK1 0x9e3779b97f4a7c15ull
+#define HK2 0xc2b2ae3d27d4eb4full
+static inline uint64_t rotl64(uint64_t x, unsigned r)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t hash_frames(const uintptr_t *f, unsigned n)
+{
+    uint64_t a = HK1 ^ n, b = HK2, c = HK1 + HK2, d = HK2 - HK1, h;
+    unsigned i = 0;
+
+    for (; i + 4 <= n; i += 4) {
+        a = rotl64((a ^ f[i]) * HK1, 29);
+        b = rotl64((b ^ f[i + 1]) * HK1, 29);
+        c = rotl64((c ^ f[i + 2]) * HK1, 29);
+        d = rotl64((d ^ f[i + 3]) * HK1, 29);
+    }
+    for (; i < n; i++)
+        a = rotl64((a ^ f[i]) * HK2, 31);
+    h = a ^ rotl64(b, 16) ^ rotl64(c, 32) ^ rotl64(d, 48);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline bool same_frames(const uintptr_t *a, const uintptr_t *b,
+                               unsigned n)
+{
     unsigned i;
 
-    for (i = 0; i < n; i++) {
-        h ^= f[i];
-        h *= 0x100000001b3ull;
-        h ^= h >> 29;
-    }
-    return h;
+    for (i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
 }
 
 static bool publish(struct lp_stack *s)
@@ -102,24 +157,91 @@ static struct lp_stack *chain_find(struct lp_stack *s, uint64_t h,
                                    const uintptr_t *frames, unsigned n)
 {
     for (; s; s = lp_load_acquire(&s->next))
-        if (s->hash == h && s->nframes == n &&
-            memcmp(s->frames, frames, n * sizeof(*frames)) == 0)
+        if (s->hash == h && s->nframes == n && same_frames(s->frames, frames, n))
             return s;
     return NULL;
 }
 
+/* Map a fresh slab's pages now, in one call: one trap per page as
+ * records fill it costs more (a program with 100,000s of stacks). Only
+ * from a shard's second slab on, so a program with few stacks does not
+ * commit memory it will not use. An old kernel without
+ * MADV_POPULATE_WRITE faults them in as before. */
+static void populate(unsigned char *p, size_t size)
+{
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
+
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
+/* A record of n frames from shard si's slab; call with its lock held. */
+static struct lp_stack *record_new(unsigned si, unsigned n)
+{
+    size_t size = (sizeof(struct lp_stack) + n * sizeof(uintptr_t) + 7) &
+                  ~(size_t)7;
+    struct lp_stack *s;
+
+    if (size > SLAB_SIZE / 4)
+        return lp_arena_alloc(size);
+    if ((size_t)(shards[si].bump_end - shards[si].bump) < size) {
+        shards[si].bump = lp_arena_alloc(SLAB_SIZE);
+        if (shards[si].bump == NULL) {
+            shards[si].bump_end = NULL;
+            return NULL;
+        }
+        shards[si].bump_end = shards[si].bump + SLAB_SIZE;
+        if (shards[si].slabs++ > 0)
+            populate(shards[si].bump, SLAB_SIZE);
+    }
+    s = (struct lp_stack *)(void *)shards[si].bump;
+    shards[si].bump += size;
+    return s; /* arena memory is zeroed */
+}
+
+static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
+                              unsigned n, struct lp_stack **found);
+
 uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 {
     uint64_t h = hash_frames(frames, n);
+    struct tcache_entry *tc = lp_unwind_thread_scratch(), *e;
+    struct lp_stack *s = NULL;
+    uint32_t id;
+
+    if (tc == NULL)
+        return intern_shared(h, frames, n, &s);
+    e = &tc[(h ^ (h >> 32)) & (TCACHE_SIZE - 1)];
+    s = e->s;
+    if (e->hash == h && s && s->nframes == n &&
+        same_frames(s->frames, frames, n))
+        return s->id;
+    id = intern_shared(h, frames, n, &s);
+    if (s) {
+        e->hash = h;
+        e->s = s;
+    }
+    return id;
+}
+
+/* The shared table; *found is the record, when there is one. */
+static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
+                              unsigned n, struct lp_stack **found)
+{
     unsigned si = h % STACK_SHARDS;
     unsigned bi = (h >> 8) % BUCKETS_PER_SHARD;
     struct lp_stack **buckets = lp_load_acquire(&shards[si].buckets);
     struct lp_stack *s;
     uint32_t id = 0;
 
+    *found = NULL;
     /* The common case, a stack seen before: no lock. */
-    if (buckets && (s = chain_find(lp_load_acquire(&buckets[bi]), h, frames, n)))
+    if (buckets &&
+        (s = chain_find(lp_load_acquire(&buckets[bi]), h, frames, n))) {
+        *found = s;
         return s->id;
+    }
     lp_spin_lock(&shards[si].lock);
     buckets = shards[si].buckets;
     if (!buckets) {
@@ -130,10 +252,11 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
     }
     s = chain_find(buckets[bi], h, frames, n);
     if (s) {
+        *found = s;
         id = s->id;
         goto out;
     }
-    s = lp_arena_alloc(sizeof(*s) + n * sizeof(*frames));
+    s = record_new(si, n);
     if (!s)
         goto out;
     s->hash = h;
@@ -144,6 +267,7 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
         goto out; /* id space exhausted: leave it unreachable */
     s->next = buckets[bi];
     lp_store_release(&buckets[bi], s);
+    *found = s;
     id = s->id;
 out:
     lp_spin_unlock(&shards[si].lock);

@@ -81,30 +81,53 @@ static struct {
 #define stack_state (lp_self.unw_state)
 
 /*
- * The thread's previous walk, frame by frame: where each frame's stack
- * began (sp), its return address and its rule. Consecutive captures share
- * their outer frames (the same activations of main, the loop, ...), so a
- * frame found at the same sp with the same return address takes its rule
- * from here: a load whose address is known ahead, instead of a hash probe
- * on the walk's critical path. Rules depend on the address only, so this
- * can never give a wrong rule while the code stays loaded; gen tells when
- * dlclose unloaded some. Two buffers: the walk reads one, fills the other.
+ * The thread's previous walk, frame by frame: the state on entering each
+ * frame (sp, return address, rbp and whether rbp is known) and the frame's
+ * rule. Consecutive captures share their outer frames (the same
+ * activations of main, the loop, the interpreter's outer calls), so:
+ *  - a frame found in the same state takes its rule from here, and
+ *  - from there on the walk replays the memo instead of stepping: it is a
+ *    deterministic function of that state, of the rules (which depend on
+ *    the address only and stay while gen does: no dlclose since) and of
+ *    the stack words it reads. So it only has to check that each word the
+ *    previous walk read (the return address at CFA-8, rbp where the frame
+ *    saved it) still holds what that walk found there, loads whose
+ *    addresses are all known ahead - not one dependent step per frame.
+ * A word that differs (another caller at the same depth) or the memo's
+ * end resumes ordinary stepping at that frame, with its rule known. Two
+ * buffers: the walk reads one, fills the other.
  */
 #define MEMO 48
+#define MEMO_BPK ((uint64_t)1 << 8) /* in entry.rule: rbp was known */
+struct memo_entry {
+    uintptr_t sp, pc, bp;
+    uint64_t rule; /* | MEMO_BPK */
+};
 struct memo {
     unsigned n;
     unsigned gen;
-    uintptr_t sp[MEMO], pc[MEMO];
-    uint64_t rule[MEMO];
+    struct memo_entry e[MEMO];
 };
 /* Per thread (tcb_slot.h holds a pointer: the TCB area is too small for
  * them): a pair in the thread's registry record, the main thread's here,
  * none for threads we did not start (they walk without a memo). */
 #define memo_now (lp_self.unw_memo_now)
-static struct memo main_memos[2];
+/* The thread's area: two memos, then stack.c's scratch. */
+struct thread_area {
+    struct memo memos[2];
+    uint64_t scratch[LP_UNWIND_SCRATCH_BYTES / 8];
+};
+static struct thread_area main_area;
 static struct memo no_memo; /* never read: old_n is 0 without memos */
 
-size_t lp_unwind_memo_size(void) { return 2 * sizeof(struct memo); }
+size_t lp_unwind_memo_size(void) { return sizeof(struct thread_area); }
+
+void *lp_unwind_thread_scratch(void)
+{
+    struct thread_area *a = lp_self.unw_memos;
+
+    return a ? a->scratch : NULL;
+}
 
 extern void *__libc_stack_end;
 
@@ -135,7 +158,7 @@ static LP_COLD void probe_stack(void)
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         rl.rlim_cur < size)
         size = rl.rlim_cur;
-    lp_unwind_set_thread_stack(hi - size, hi, main_memos);
+    lp_unwind_set_thread_stack(hi - size, hi, &main_area);
 }
 
 /* Cheap on purpose: the lookup is on the walk's critical path (hash,
@@ -290,7 +313,7 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
     const struct memo *old = memos ? &memos[memo_now] : &no_memo;
     struct memo *fill = memos ? &memos[memo_now ^ 1] : NULL;
     unsigned gen = lp_load_acquire(&unwind.gen), old_n, j = 0, k = 0;
-    bool bp_known = true;
+    uint64_t bpk = MEMO_BPK; /* rbp known */
     int n = 0;
 
     if (max > LP_UNWIND_MAX)
@@ -307,6 +330,8 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
     if (sp < stack_lo || sp >= hi)
         goto fallback; /* on another stack: sigaltstack, a coroutine */
     old_n = old->gen == gen ? old->n : 0;
+    if (fill == NULL)
+        k = MEMO; /* nothing to fill */
     while (n < max) {
         uint64_t rule;
         uintptr_t cfa;
@@ -314,16 +339,42 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         buf[n++] = (void *)pc;
         if (n == max)
             break;
-        while (j < old_n && old->sp[j] < sp)
+        while (j < old_n && old->e[j].sp < sp)
             j++;
-        if (j < old_n && old->sp[j] == sp && old->pc[j] == pc)
-            rule = old->rule[j];
-        else
+        if (j < old_n && old->e[j].sp == sp && old->e[j].pc == pc &&
+            old->e[j].bp == bp && (old->e[j].rule & MEMO_BPK) == bpk) {
+            /* The state the previous walk had here: replay it while the
+             * words it read are unchanged. */
+            for (; j + 1 < old_n; j++) {
+                const struct memo_entry *e = &old->e[j], *nx = e + 1;
+                uintptr_t at;
+
+                if (*(const uintptr_t *)(nx->sp - 8) != nx->pc)
+                    break;
+                if (e->rule & LP_RULE_RBP_SAVED) {
+                    at = nx->sp + LP_RULE_RBP_OFF(e->rule);
+                    if (at < lo || *(const uintptr_t *)at != nx->bp)
+                        break;
+                }
+                if (k < MEMO)
+                    fill->e[k++] = *e;
+                buf[n++] = (void *)nx->pc;
+                if (n == max)
+                    goto done;
+            }
+            /* Here the state is old->e[j]'s. */
+            sp = old->e[j].sp;
+            pc = old->e[j].pc;
+            bp = old->e[j].bp;
+            rule = old->e[j].rule & ~MEMO_BPK;
+        } else {
             rule = rule_of(t, pc);
-        if (fill && k < MEMO) {
-            fill->sp[k] = sp;
-            fill->pc[k] = pc;
-            fill->rule[k] = rule;
+        }
+        if (k < MEMO) {
+            fill->e[k].sp = sp;
+            fill->e[k].pc = pc;
+            fill->e[k].bp = bp;
+            fill->e[k].rule = rule | bpk;
             k++;
         }
         if (LP_UNLIKELY(LP_RULE_KIND(rule) != LP_RULE_FRAME)) {
@@ -332,7 +383,7 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
             goto fallback;
         }
         if (rule & LP_RULE_CFA_RBP) {
-            if (!bp_known)
+            if (!bpk)
                 goto fallback;
             cfa = bp + LP_RULE_CFA_OFF(rule);
         } else {
@@ -343,14 +394,15 @@ LP_NOINLINE int lp_unwind_backtrace(void **buf, int max)
         if (rule & LP_RULE_RBP_SAVED) {
             if (!STACK_WORD(cfa + LP_RULE_RBP_OFF(rule), lo, hi, bp))
                 goto fallback;
-            bp_known = true;
+            bpk = MEMO_BPK;
         } else if (rule & LP_RULE_RBP_LOST) {
-            bp_known = false;
+            bpk = 0;
         }
         sp = cfa;
         if (pc < 0x4000)
             break;
     }
+done:
     if (fill) {
         fill->n = k;
         fill->gen = gen;

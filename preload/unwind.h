@@ -35,6 +35,12 @@ void lp_unwind_set_thread_stack(uintptr_t lo, uintptr_t hi, void *memos);
  * (the caller owns it; NULL: walk without a memo). */
 size_t lp_unwind_memo_size(void);
 
+/* The calling thread's scratch area, LP_UNWIND_SCRATCH_BYTES zeroed at
+ * thread start and kept in the same per-thread area as the memo (for
+ * stack.c's intern cache), or NULL for a thread without one. */
+#define LP_UNWIND_SCRATCH_BYTES 8192
+void *lp_unwind_thread_scratch(void);
+
 /* After dlclose: drop the cached rules of code that is gone, so an
  * object loaded later at the same address is not walked with them. */
 void lp_unwind_forget_unloaded(void);

@@ -136,6 +136,59 @@ static void test_unwind_alternating_paths_match_libunwind(void **state)
     }
 }
 
+/* The walker replays its memo of the previous walk from the first frame
+ * in the same state: a deep shared tail under a head that changes every
+ * time, and tails that differ only in a caller at the same stack depth
+ * (same sp, same return address below it) must still be exact. */
+static __attribute__((noinline)) int tail_a(struct pair *p, int d, int h);
+static __attribute__((noinline)) int tail_b(struct pair *p, int d, int h);
+
+static __attribute__((noinline)) int tail_a(struct pair *p, int d, int h)
+{
+    volatile char pad[40];
+
+    pad[0] = (char)d;
+    if (d == 0) {
+        if (h % 3 == 0)
+            through_o0(p, h % 5);
+        else if (h % 3 == 1)
+            through_o2_nofp(p, h % 4);
+        else
+            through_o2_fp(p, h % 6);
+        return pad[0];
+    }
+    return ((d + h) % 7 == 0 ? tail_b(p, d - 1, h) : tail_a(p, d - 1, h)) +
+           pad[0];
+}
+
+static __attribute__((noinline)) int tail_b(struct pair *p, int d, int h)
+{
+    volatile char pad[40]; /* tail_a's frame size: same sp below */
+
+    pad[1] = (char)d;
+    if (d == 0) {
+        through_o2_fp(p, h % 3);
+        return pad[1];
+    }
+    return tail_a(p, d - 1, h) + pad[1];
+}
+
+static void test_unwind_changing_head_over_shared_tail(void **state)
+{
+    static struct pair p;
+    int i;
+    uint64_t fb = lp_unwind_fallback_count();
+
+    (void)state;
+    for (i = 0; i < 200; i++) {
+        memset(&p, 0, sizeof(p));
+        p.max = i % 4 == 0 ? 20 + i % 30 : 0;
+        tail_a(&p, 30 + (i / 50), i);
+        assert_same(&p);
+    }
+    assert_int_equal(lp_unwind_fallback_count(), fb);
+}
+
 static void test_unwind_truncates_at_max_as_libunwind(void **state)
 {
     static struct pair p;
@@ -380,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_unwind_mixed_recursion_matches_libunwind),
         cmocka_unit_test(test_unwind_alternating_paths_match_libunwind),
         cmocka_unit_test(test_unwind_truncates_at_max_as_libunwind),
+        cmocka_unit_test(test_unwind_changing_head_over_shared_tail),
         cmocka_unit_test(test_unwind_qsort_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_bsearch_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_signal_frame_matches_libunwind),
