@@ -30,6 +30,7 @@
 #include "preload/outfile.h"
 #include "preload/heap_errors.h"
 #include "preload/scan.h"
+#include "preload/sites.h"
 #include "preload/stack.h"
 #include "preload/track.h"
 #include "report/json.h"
@@ -51,6 +52,11 @@ static struct {
     struct lp_loss_record *prev;
     size_t nprev;
     struct lp_leak_totals prev_totals;
+    /* live_since=last: the newest block (allocation order, byte time) any
+     * earlier live report saw, and that report's signal number. A block
+     * with a greater seq was allocated after that report's scan. */
+    uint64_t since_seq, since_time;
+    unsigned since_sig;
 } lc;
 
 static void load_suppressions(void)
@@ -166,9 +172,12 @@ static int cmp_block_key(const void *a, const void *b)
     return 0;
 }
 
-/* Group blocks by (kind, stack). rec_of[i] is block i's record. */
+#define NO_REC UINT32_MAX
+
+/* Group blocks by (kind, stack). rec_of[i] is block i's record, NO_REC
+ * for a block allocated at or before min_seq (left out). */
 static struct lp_loss_record *group(const struct lp_scan *sc, size_t *nrecs,
-                                    uint32_t *rec_of)
+                                    uint32_t *rec_of, uint64_t min_seq)
 {
     const struct lp_scan_block **order;
     struct lp_loss_record *recs;
@@ -188,6 +197,11 @@ static struct lp_loss_record *group(const struct lp_scan *sc, size_t *nrecs,
         const struct lp_scan_block *b = order[i];
         struct lp_loss_record *r;
 
+        if (b->seq <= min_seq) {
+            rec_of[b - sc->blocks] = NO_REC;
+            continue;
+        }
+
         if (n == 0 || recs[n - 1].kind != b->kind ||
             recs[n - 1].stack_id != b->stack_id) {
             struct lp_stack *s = lp_stack_get(b->stack_id);
@@ -200,6 +214,10 @@ static struct lp_loss_record *group(const struct lp_scan *sc, size_t *nrecs,
             r->supp = -1;
         }
         r = &recs[n - 1];
+        if (r->blocks == 0 || b->time < r->first_time)
+            r->first_time = b->time;
+        if (b->time > r->last_time)
+            r->last_time = b->time;
         r->bytes += b->size;
         r->blocks++;
         if (b->kind == LP_KIND_DEFINITE) {
@@ -242,7 +260,8 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
         const struct lp_scan_block *b = &sc->blocks[i];
         const struct lp_loss_record *lr;
 
-        if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER)
+        if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER ||
+            rec_of[i] == NO_REC || rec_of[b->leader] == NO_REC)
             continue;
         lr = &recs[rec_of[b->leader]];
         if (lr->supp >= 0 && lp_supp_is_lsan(lc.supp, lr->supp) &&
@@ -262,7 +281,9 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
             int s;
             size_t j;
 
-            if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER)
+            if (b->kind != LP_KIND_INDIRECT ||
+                b->leader == LP_SCAN_NO_LEADER || rec_of[i] == NO_REC ||
+                rec_of[b->leader] == NO_REC)
                 continue;
             s = recs[rec_of[b->leader]].supp;
             from = &recs[rec_of[i]];
@@ -600,10 +621,31 @@ static unsigned run_check(bool live, unsigned seq)
         }
         memcpy(set.heur_bytes, sc.heur_bytes, sizeof(set.heur_bytes));
         memcpy(set.heur_blocks, sc.heur_blocks, sizeof(set.heur_blocks));
+        uint64_t min_seq = 0, top_seq = 0, top_time = 0;
+
+        if (live && lp_config.live_since_last && lc.since_sig) {
+            /* Leaks by age: only what came after the previous report. */
+            min_seq = lc.since_seq;
+            o.live_since = true;
+            o.live_since_seq = lc.since_sig;
+            o.live_since_time = lc.since_time;
+            o.live_delta = LP_DELTA_ANY;
+        }
+        for (i = 0; i < sc.nblocks; i++)
+            if (sc.blocks[i].seq > top_seq) {
+                top_seq = sc.blocks[i].seq;
+                top_time = sc.blocks[i].time;
+            }
+        if (live && seq > 0 && top_seq > lc.since_seq) {
+            lc.since_seq = top_seq;
+            lc.since_time = top_time;
+        }
+        if (live && seq > 0)
+            lc.since_sig = seq;
         refresh_sym();
         rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
         if (rec_of)
-            set.recs = group(&sc, &set.nrecs, rec_of);
+            set.recs = group(&sc, &set.nrecs, rec_of, min_seq);
         if (set.recs) {
             set.recs = suppress(&sc, set.recs, &set.nrecs, rec_of, o.depth);
             compact(set.recs, &set.nrecs);
@@ -617,10 +659,12 @@ static unsigned run_check(bool live, unsigned seq)
         if (lp_config.leak_check != LP_CHECK_NO || live)
             lp_diag("leak search failed (%s)", strerror(-rc));
     }
-    if (live) {
+    if (live && !o.live_since) {
         set.recs = live_deltas(set.recs, &set.nrecs);
         set.old = lc.prev_totals;
     }
+    if (set.recs && !o.live_since)
+        lp_sites_note_leaks(set.recs, set.nrecs); /* for pprof=, html= */
     /* Valgrind meets the records in report order, moving each used entry
      * to the front of its list: the -s listing shows that order. */
     lp_leaks_sort(&set);
@@ -649,7 +693,7 @@ static unsigned run_check(bool live, unsigned seq)
     if (!live && lp_config.sarif[0])
         write_sarif(&set, &o);
     lp_sym_save_cache(lc.sym);
-    if (live)
+    if (live && !o.live_since)
         remember_live(&set);
     if (rc == 0)
         lp_scan_release(&sc);

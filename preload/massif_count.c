@@ -364,6 +364,11 @@ static inline int64_t advance(uint64_t use, bool grows)
     }
 }
 
+uint64_t lp_snapshot_byte_clock(void)
+{
+    return lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink);
+}
+
 void lp_snapshot_before_shrink(void)
 {
     if (lp_load_relaxed(&snap.enabled) &&

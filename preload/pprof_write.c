@@ -41,6 +41,7 @@
 #include "preload/config.h"
 #include "preload/diag.h"
 #include "preload/leakcheck.h"
+#include "preload/sites.h"
 #include "preload/stack.h"
 #include "report/pprof.h"
 #include "report/symbolize.h"
@@ -229,6 +230,11 @@ static void add_header(struct lp_pprof *p)
     lp_pprof_add_type(p, "alloc_space", "bytes");
     lp_pprof_add_type(p, "inuse_objects", "count");
     lp_pprof_add_type(p, "inuse_space", "bytes");
+    /* Ours, after the standard four (pprof_write.h). */
+    lp_pprof_add_type(p, "temp_objects", "count");
+    lp_pprof_add_type(p, "peak_space", "bytes");
+    lp_pprof_add_type(p, "leaked_objects", "count");
+    lp_pprof_add_type(p, "leaked_space", "bytes");
     lp_pprof_set_default_type(p, "inuse_space");
     lp_pprof_set_period(p, "space", "bytes",
                         lp_config.sample_bytes ? (int64_t)lp_config.sample_bytes
@@ -249,6 +255,8 @@ static void add_header(struct lp_pprof *p)
     lp_pprof_add_comment(p, line);
 }
 
+#define NVALUES 8 /* the sample types add_header declares */
+
 /* Scale sampled figures back to the whole heap (see the banner). */
 static void scale(int64_t *v, uint64_t blocks, uint64_t bytes)
 {
@@ -259,12 +267,12 @@ static void scale(int64_t *v, uint64_t blocks, uint64_t bytes)
     if (!every || !blocks || bytes / blocks >= every)
         return;
     f = (double)every / ((double)bytes / (double)blocks);
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < NVALUES; i++)
         v[i] = (int64_t)((double)v[i] * f + 0.5);
 }
 
 static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
-                       const struct segs *ss)
+                       const struct segs *ss, const struct lp_site_peak *peak)
 {
     uint32_t id, count = lp_stack_count();
     uint64_t *locs = malloc(sizeof(*locs) * LP_STACK_MAX_DEPTH);
@@ -275,8 +283,9 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
     for (id = 1; id <= count && rc == 0; id++) {
         struct lp_stack *s = lp_stack_get(id);
         struct lp_pprof_label label = { .key = "bytes", .num_unit = "bytes" };
+        const struct lp_site_leak *l;
         uint64_t blocks, bytes;
-        int64_t v[4];
+        int64_t v[NVALUES];
         unsigned i, n = 0;
 
         if (!s)
@@ -289,6 +298,14 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
         v[1] = (int64_t)bytes;
         v[2] = (int64_t)lp_load_relaxed(&s->live_blocks);
         v[3] = (int64_t)lp_load_relaxed(&s->live_bytes);
+        v[4] = (int64_t)lp_load_relaxed(&s->temp_blocks);
+        v[5] = (int64_t)lp_sites_peak_bytes(peak, id);
+        l = lp_sites_leak(id);
+        /* Leaked: definitely and indirectly lost, as LSan counts leaks. */
+        v[6] = l ? (int64_t)(l->blocks[LP_KIND_DEFINITE] +
+                             l->blocks[LP_KIND_INDIRECT]) : 0;
+        v[7] = l ? (int64_t)(l->bytes[LP_KIND_DEFINITE] +
+                             l->bytes[LP_KIND_INDIRECT]) : 0;
         scale(v, blocks, bytes);
         for (i = 0; i < s->nframes && n < LP_STACK_MAX_DEPTH; i++) {
             uintptr_t ip = s->frames[i];
@@ -325,6 +342,7 @@ void lp_pprof_write_file(unsigned seq)
     struct segs ss = { 0 };
     struct lp_pprof *p;
     struct lp_sym *sym;
+    struct lp_site_peak *peak;
     int rc;
 
     if (!lp_config.pprof[0])
@@ -343,9 +361,11 @@ void lp_pprof_write_file(unsigned seq)
     }
     add_header(p);
     add_mappings(p, &ss);
+    peak = lp_sites_peak_load();
     sym = lp_leakcheck_sym_get();
-    rc = add_samples(p, sym, &ss);
+    rc = add_samples(p, sym, &ss, peak);
     lp_leakcheck_sym_put();
+    lp_sites_peak_free(peak);
     if (rc == 0)
         rc = write_gz(path, p);
     if (rc != 0)

@@ -115,6 +115,7 @@ static void collect_block(const struct lp_block *blk, void *arg)
     sb->addr = blk->addr;
     sb->size = blk->size;
     sb->seq = blk->seq;
+    sb->time = blk->time;
     sb->stack_id = blk->stack_id;
 }
 

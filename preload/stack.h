@@ -26,6 +26,7 @@ struct lp_stack {
     /* Counters, updated with relaxed atomics on every alloc/free. */
     uint64_t live_bytes, live_blocks;
     uint64_t total_bytes, total_blocks;
+    uint64_t temp_blocks; /* freed by their thread before its next alloc */
     uintptr_t frames[];
 };
 
@@ -54,6 +55,12 @@ static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
 {
     lp_count_sub(&s->live_bytes, size);
     lp_count_sub(&s->live_blocks, 1);
+}
+/* A temporary allocation (heaptrack's definition): the block freed was
+ * its thread's last allocation, none in between. */
+static inline void lp_stack_note_temp(struct lp_stack *s)
+{
+    lp_count_add(&s->temp_blocks, 1);
 }
 
 /* Range of our own library's text, to recognise our frames. */

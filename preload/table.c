@@ -83,11 +83,11 @@ static int grow(struct shard *s)
 int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
                     struct lp_block *stale)
 {
-    return lp_table_insert_how(addr, size, stack_id, LP_HOW_MALLOC, stale);
+    return lp_table_insert_how(addr, size, stack_id, LP_HOW_MALLOC, 0, stale);
 }
 
 int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
-                        unsigned how, struct lp_block *stale)
+                        unsigned how, uint64_t time, struct lp_block *stale)
 {
     uint64_t h = mix(addr);
     struct shard *s = shard_of(h);
@@ -115,6 +115,7 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
     b->stack_id = stack_id;
     b->how = (uint8_t)how;
     b->seq = lp_count_add(&next_seq, 1);
+    b->time = time;
     lp_spin_unlock(&s->lock);
     return ret;
 }

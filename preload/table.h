@@ -25,6 +25,8 @@ struct lp_block {
     uint32_t stack_id; /* from lp_stack_intern(); 0 = unknown */
     uint8_t how;       /* enum lp_how (fits in the padding before seq) */
     uint64_t seq;      /* allocation order */
+    uint64_t time;     /* allocated at: bytes allocated+freed since start
+                          (massif's B time; 0 when massif= is off) */
 };
 
 /* Track a block. Returns 0, or -ENOMEM if the arena is exhausted; the
@@ -32,10 +34,11 @@ struct lp_block {
  * its data copied to *stale, if non-NULL, with 1 returned). */
 int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
                     struct lp_block *stale);
-/* The same, recording how the block was allocated (enum lp_how);
- * lp_table_insert() records LP_HOW_MALLOC. */
+/* The same, recording how the block was allocated (enum lp_how) and
+ * when (struct lp_block.time); lp_table_insert() records LP_HOW_MALLOC
+ * at time 0. */
 int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
-                        unsigned how, struct lp_block *stale);
+                        unsigned how, uint64_t time, struct lp_block *stale);
 
 /* Forget a block, copying it to *out when out is non-NULL. Returns 0, or
  * -ENOENT for an address we never saw (allocated before init, or ours). */

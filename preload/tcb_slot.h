@@ -45,6 +45,7 @@ struct lp_tcb_slot {
     unsigned char unw_state, unw_memo_now; /* unwind.c */
     uintptr_t unw_lo, unw_hi;              /* unwind.c: this thread's stack */
     void *unw_memos;      /* unwind.c: its memo of the previous walk */
+    uintptr_t last_alloc; /* track.c: this thread's latest block (temp) */
 };
 
 #if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)
@@ -71,6 +72,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.unw_memo_now = 0;
     lp_self.unw_lo = lp_self.unw_hi = 0;
     lp_self.unw_memos = NULL;
+    lp_self.last_alloc = 0;
 }
 
 #endif /* LP_PRELOAD_TCB_SLOT_H */

@@ -128,6 +128,7 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
     struct lp_block stale;
     int rc;
 
+    lp_self.last_alloc = (uintptr_t)p; /* for temporary allocations */
     if (sampled_out(size))
         return;
     if (!lp_guard_enter(&g)) {
@@ -137,7 +138,8 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
     }
     id = lp_stack_capture();
     s = lp_stack_get(id);
-    rc = lp_table_insert_how((uintptr_t)p, size, id, how, &stale);
+    rc = lp_table_insert_how((uintptr_t)p, size, id, how,
+                             lp_snapshot_byte_clock(), &stale);
     if (LP_UNLIKELY(rc < 0))
         untracked(p);
     if (rc == 1) {
@@ -191,6 +193,14 @@ bool lp_track_free(void *p, unsigned how)
     if (!lp_guard_enter(&g))
         return true;
     if (untrack(p, &b)) {
+        if (b.addr == lp_self.last_alloc) {
+            /* Freed before its thread allocated again: temporary. */
+            struct lp_stack *s = lp_stack_get(b.stack_id);
+
+            lp_self.last_alloc = 0;
+            if (s)
+                lp_stack_note_temp(s);
+        }
         if (lp_heap_errors_on()) {
             /* The freed-at stack: the one capture a free costs, unless
              * keep_stacktraces=alloc (Memcheck's option) saves it. */
@@ -240,7 +250,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
         /* The real realloc failed: the old block is still the program's. */
         if (had)
             lp_table_insert_how((uintptr_t)old, ob->size, ob->stack_id,
-                                ob->how, NULL);
+                                ob->how, ob->time, NULL);
         lp_guard_leave(&g);
         return;
     }
@@ -250,7 +260,9 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     if (had && np != old && lp_heap_errors_on())
         lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
                       lp_config.keep_free_stacks ? id : 0);
-    if (lp_table_insert((uintptr_t)np, size, id, NULL) < 0)
+    lp_self.last_alloc = (uintptr_t)np;
+    if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
+                            lp_snapshot_byte_clock(), NULL) < 0)
         untracked(np);
     if (had && size < ob->size)
         lp_snapshot_before_shrink();
