@@ -444,9 +444,15 @@ static void live_header(struct lp_line_writer *w, const struct lp_leak_opts *o)
     if (o->live_since) {
         char t[32];
 
-        lp_line(w, "Only blocks allocated since live leak check %u (time %s B)"
-                   " and still live",
-                o->live_since_seq, lp_commify(o->live_since_time, t, sizeof(t)));
+        /* The byte time runs with massif= only. */
+        if (o->live_since_time)
+            lp_line(w, "Only blocks allocated since live leak check %u "
+                       "(time %s B) and still live",
+                    o->live_since_seq,
+                    lp_commify(o->live_since_time, t, sizeof(t)));
+        else
+            lp_line(w, "Only blocks allocated since live leak check %u and "
+                       "still live", o->live_since_seq);
     }
 }
 
