@@ -46,6 +46,7 @@ void lp_sites_release(struct lp_sites *s)
     free(s->hash);
     free(s->frames);
     free(s->v);
+    free(s->command);
     memset(s, 0, sizeof(*s));
 }
 

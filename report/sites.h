@@ -63,6 +63,7 @@ struct lp_sites {
     unsigned has;     /* LP_COST_BIT set: costs the source knows */
     bool has_leaks;   /* leak_* and ages are known */
     int err;          /* sticky: first failure (-ENOMEM) */
+    char *command;    /* the profiled command, when known (malloc'd) */
 };
 
 void lp_sites_init(struct lp_sites *s);
