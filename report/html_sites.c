@@ -146,7 +146,7 @@ void lp_html_sites_tables(FILE *out, const struct lp_sites *s)
         enum lp_cost c = tabs[t].c;
         size_t n, i, nonzero;
         uint64_t total;
-        char a[32], b[32];
+        char a[32], b[32], d[32];
 
         if (!(s->has & LP_COST_BIT(c)))
             continue;
@@ -165,7 +165,7 @@ void lp_html_sites_tables(FILE *out, const struct lp_sites *s)
                     i + 1, lp_html_sep(st->cost[c], a, sizeof(a)),
                     total ? 100.0 * (double)st->cost[c] / (double)total : 0.0,
                     lp_html_sep(st->cost[LP_COST_CALLS], b, sizeof(b)),
-                    lp_html_sep(st->cost[LP_COST_ALLOCATED], a, sizeof(a)));
+                    lp_html_sep(st->cost[LP_COST_ALLOCATED], d, sizeof(d)));
             stack_cell(out, s, st);
             fputs("</tr>\n", out);
         }

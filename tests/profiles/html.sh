@@ -42,6 +42,8 @@ check "without massif= there is no peak cost" \
 top() { sed -n "/<table class=\"top\" data-cost=\"$1\">/,/<\/table>/p" x.html; }
 check "temporary table: temp_user and alloc_b, 1,000 each; alloc_a absent" \
     'top temp | grep -q "<td class=\"n\">1,000</td>.*temp_user" && top temp | grep -q "<td class=\"n\">1,000</td>.*alloc_b" && ! top temp | grep -q alloc_a' "$(top temp | head -8)"
+check "calls table row: temp_user's 1,000 calls and 100,000 bytes allocated" \
+    'top calls | grep -q "<td class=\"n\">1,000</td><td class=\"n\">100,000</td><td class=\"l\">temp_user"' "$(top calls | grep temp_user)"
 check "leaked table: leak_some 10,000 bytes" 'top leaked | grep -q "<td class=\"n\">10,000</td>.*leak_some"' "$(top leaked | head -5)"
 
 # leakprint --html of the pprof file, alone and with the massif file.
