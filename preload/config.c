@@ -476,7 +476,7 @@ const struct lp_option lp_options[] = {
      "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
      set_pprof, 0},
     {"html", NULL, "FILE",
-     "also write one self-contained HTML report (%p: pid; needs massif)",
+     "also write one self-contained HTML report (%p: pid; FILE.N on each snapshot signal)",
      set_html, 0},
     {"massif", "massif.out.%p", "FILE|0", "massif output file (%p: pid); 0: none",
      set_massif, 0},
