@@ -88,16 +88,11 @@ static struct fnode *fnode_new(const char *name)
     return f;
 }
 
-static struct fnode *fnode_child(struct fnode *f, const char *name)
+/* Append a new child named name (no search). */
+static struct fnode *fnode_append(struct fnode *f, const char *name)
 {
     struct fnode *c;
 
-    /* Stacks often come in path order: try the newest child first. */
-    if (f->nkids && strcmp(f->kids[f->nkids - 1]->name, name) == 0)
-        return f->kids[f->nkids - 1];
-    for (size_t i = 0; i < f->nkids; i++)
-        if (strcmp(f->kids[i]->name, name) == 0)
-            return f->kids[i];
     if (f->nkids == f->capkids) {
         size_t cap = f->capkids ? f->capkids * 2 : 4;
         struct fnode **k = realloc(f->kids, cap * sizeof(*k));
@@ -111,6 +106,18 @@ static struct fnode *fnode_child(struct fnode *f, const char *name)
     if (c != NULL)
         f->kids[f->nkids++] = c;
     return c;
+}
+
+static struct fnode *fnode_child(struct fnode *f, const char *name)
+{
+
+    /* Stacks often come in path order: try the newest child first. */
+    if (f->nkids && strcmp(f->kids[f->nkids - 1]->name, name) == 0)
+        return f->kids[f->nkids - 1];
+    for (size_t i = 0; i < f->nkids; i++)
+        if (strcmp(f->kids[i]->name, name) == 0)
+            return f->kids[i];
+    return fnode_append(f, name);
 }
 
 struct builder {
@@ -537,6 +544,8 @@ struct lp_flame {
     struct fnode *root;
     int maxdepth;
     bool finished;
+    struct fnode **last; /* the previous lp_flame_add_sorted path */
+    size_t nlast, caplast;
 };
 
 struct lp_flame *lp_flame_new(void)
@@ -558,7 +567,41 @@ void lp_flame_free(struct lp_flame *f)
     if (f == NULL)
         return;
     fnode_free(f->root);
+    free(f->last);
     free(f);
+}
+
+int lp_flame_add_sorted(struct lp_flame *f, const char *const *names,
+                        size_t n, size_t same, uint64_t weight)
+{
+    struct fnode *node;
+    size_t i;
+
+    if (same > f->nlast || same > n)
+        same = 0; /* no usable previous path: a plain add */
+    if (n > f->caplast) {
+        struct fnode **l = realloc(f->last, n * sizeof(*l));
+
+        if (l == NULL)
+            return -ENOMEM;
+        f->last = l;
+        f->caplast = n;
+    }
+    node = same ? f->last[same - 1] : f->root;
+    for (i = same; i < n; i++) {
+        /* Sorted input: past the shared prefix every frame is new. */
+        node = i == same && same == 0 ? fnode_child(node, names[i])
+                                      : fnode_append(node, names[i]);
+        if (node == NULL)
+            return -ENOMEM;
+        f->last[i] = node;
+    }
+    f->nlast = n;
+    if (n == 0)
+        return 0;
+    node->self += weight;
+    f->finished = false;
+    return 0;
 }
 
 int lp_flame_add(struct lp_flame *f, const char *const *names, size_t n,

@@ -63,6 +63,12 @@ struct lp_flame *lp_flame_new(void);
 void lp_flame_free(struct lp_flame *f);
 int lp_flame_add(struct lp_flame *f, const char *const *names, size_t n,
                  uint64_t weight);
+/* The same for stacks given in sorted order (equal prefixes adjacent):
+ * names[0..same) equal the previous call's first frames; frames past
+ * them are new children, appended without a search (a million stacks
+ * cost one pass). With same == 0 the outermost frame is looked up. */
+int lp_flame_add_sorted(struct lp_flame *f, const char *const *names,
+                        size_t n, size_t same, uint64_t weight);
 uint64_t lp_flame_total(struct lp_flame *f);
 int lp_flame_write_folded(FILE *out, struct lp_flame *f);
 int lp_flame_write_svg(FILE *out, struct lp_flame *f, const char *title,

@@ -16,4 +16,12 @@
  * when out of memory. */
 struct lp_flame *lp_flame_of_sites(const struct lp_sites *s, enum lp_cost c);
 
+/* Several graphs of the same sites: prepare once (shortened names, sites
+ * sorted by path), build each cost, release. NULL when out of memory. */
+struct lp_flame_sites_prep;
+struct lp_flame_sites_prep *lp_flame_sites_prepare(const struct lp_sites *s);
+struct lp_flame *lp_flame_sites_build(const struct lp_flame_sites_prep *p,
+                                      enum lp_cost c);
+void lp_flame_sites_release(struct lp_flame_sites_prep *p);
+
 #endif /* LP_REPORT_FLAME_SITES_H */

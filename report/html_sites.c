@@ -37,6 +37,7 @@ static const char select_script[] =
 void lp_html_sites_flames(FILE *out, const struct lp_sites *s,
                           const char *name)
 {
+    struct lp_flame_sites_prep *prep = lp_flame_sites_prepare(s);
     int c, first = -1;
 
     fputs("<h2>Flame graphs by cost</h2>\n<p>Cost: <select id=\"flame-cost\">",
@@ -56,7 +57,7 @@ void lp_html_sites_flames(FILE *out, const struct lp_sites *s,
 
         if (!(s->has & LP_COST_BIT(c)))
             continue;
-        f = lp_flame_of_sites(s, (enum lp_cost)c);
+        f = prep ? lp_flame_sites_build(prep, (enum lp_cost)c) : NULL;
         fprintf(out, "<div class=\"flame\" data-cost=\"%s\"%s>\n",
                 lp_cost_key[c], c == first ? "" : " hidden");
         if (!f) {
@@ -72,6 +73,7 @@ void lp_html_sites_flames(FILE *out, const struct lp_sites *s,
         lp_flame_free(f);
         fputs("</div>\n", out);
     }
+    lp_flame_sites_release(prep);
     fputs(select_script, out);
 }
 
