@@ -663,8 +663,10 @@ static unsigned run_check(bool live, unsigned seq)
         set.recs = live_deltas(set.recs, &set.nrecs);
         set.old = lc.prev_totals;
     }
-    if (set.recs && !o.live_since)
-        lp_sites_note_leaks(set.recs, set.nrecs); /* for pprof=, html= */
+    /* For pprof= and html=: what this report found (with live_since=last,
+     * what it listed: the blocks allocated since the previous signal). */
+    if (set.recs)
+        lp_sites_note_leaks(set.recs, set.nrecs);
     /* Valgrind meets the records in report order, moving each used entry
      * to the front of its list: the -s listing shows that order. */
     lp_leaks_sort(&set);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload/config.h"
 #include "preload/massif_state.h"
 #include "preload/stack.h"
 #include "report/symbolize.h"
@@ -159,6 +160,26 @@ static const char *frame_text(const struct lp_sym_frame *f, char *buf,
     return buf;
 }
 
+/* sample_bytes=N: scale a stack's figures back to the whole heap, as
+ * pprof_write.c does (N / its mean tracked size, when that is below N). */
+static void scale(struct lp_site *t)
+{
+    uint64_t every = lp_config.sample_bytes;
+    uint64_t blocks = t->cost[LP_COST_CALLS], bytes = t->cost[LP_COST_ALLOCATED];
+    double f;
+    int i;
+
+    if (!every || !blocks || bytes / blocks >= every)
+        return;
+    f = (double)every / ((double)bytes / (double)blocks);
+    for (i = 0; i < LP_COST_COUNT; i++)
+        t->cost[i] = (uint64_t)((double)t->cost[i] * f + 0.5);
+    for (i = 0; i < LP_KIND_COUNT; i++) {
+        t->leak_bytes[i] = (uint64_t)((double)t->leak_bytes[i] * f + 0.5);
+        t->leak_blocks[i] = (uint64_t)((double)t->leak_blocks[i] * f + 0.5);
+    }
+}
+
 int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
 {
     enum { MAXF = 64 * LP_SYM_MAX_INLINE };
@@ -214,6 +235,7 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
             t->oldest = l->oldest;
             t->newest = l->newest;
         }
+        scale(t);
     }
     free(f);
     free(names);

@@ -41,7 +41,9 @@ uint64_t lp_sites_peak_bytes(const struct lp_site_peak *p, uint32_t id);
 void lp_sites_peak_free(struct lp_site_peak *p);
 
 /* Every stack with an allocation as a site, frames symbolized (our hook
- * left out, Memcheck's cut after main). Returns 0 or -ENOMEM. */
+ * left out, Memcheck's cut after main); with sample_bytes=N the figures
+ * are scaled back to the whole heap as the pprof= file's are. Returns 0
+ * or -ENOMEM. */
 int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym);
 
 #endif /* LP_PRELOAD_SITES_H */
