@@ -129,7 +129,7 @@ $(O)/samples/%: samples/%.cpp
 $(O)/test/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(O)/libpreload-test.a $(O)/libreport.a | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) \
-	  $(O)/libpreload-test.a $(O)/libreport.a -lcmocka $(LIBS) $(LDSAN)
+	  $(O)/libpreload-test.a $(O)/libreport.a -lcmocka $(LIBS) -lz $(LDSAN)
 
 unit: $(UNIT_BIN)
 report-tests: unit
