@@ -45,7 +45,8 @@ struct lp_tcb_slot {
     unsigned char unw_state, unw_memo_now; /* unwind.c */
     uintptr_t unw_lo, unw_hi;              /* unwind.c: this thread's stack */
     void *unw_memos;      /* unwind.c: its memo of the previous walk */
-    uintptr_t last_alloc; /* track.c: this thread's latest block (temp) */
+    uintptr_t last_alloc; /* track.c: ~address of this thread's latest
+                             block (complemented: the TCB is a scan root) */
 };
 
 #if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)

@@ -27,6 +27,15 @@ static inline size_t usable(void *p)
     return lp_snapshot_active ? lp_real.malloc_usable_size(p) : 0;
 }
 
+/*
+ * Temporary allocations (heaptrack's definition): each thread keeps the
+ * address of its latest allocation in its TCB slot; a free of exactly
+ * that block, with no allocation of the thread in between, is temporary.
+ * The address is kept complemented: the TCB is a root of the leak scan,
+ * and a plain copy would make the thread's latest block reachable.
+ */
+#define HIDE(p) (~(uintptr_t)(p))
+
 /* 0 none, 1 running, 2 done, 3 done and a service request is pending */
 static int init_state;
 #define init_here (lp_self.track_init_here)
@@ -128,7 +137,7 @@ void lp_track_alloc(void *p, size_t size, unsigned how)
     struct lp_block stale;
     int rc;
 
-    lp_self.last_alloc = (uintptr_t)p; /* for temporary allocations */
+    lp_self.last_alloc = HIDE(p); /* for temporary allocations */
     if (sampled_out(size))
         return;
     if (!lp_guard_enter(&g)) {
@@ -193,7 +202,7 @@ bool lp_track_free(void *p, unsigned how)
     if (!lp_guard_enter(&g))
         return true;
     if (untrack(p, &b)) {
-        if (b.addr == lp_self.last_alloc) {
+        if (HIDE(b.addr) == lp_self.last_alloc) {
             /* Freed before its thread allocated again: temporary. */
             struct lp_stack *s = lp_stack_get(b.stack_id);
 
@@ -260,7 +269,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     if (had && np != old && lp_heap_errors_on())
         lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
                       lp_config.keep_free_stacks ? id : 0);
-    lp_self.last_alloc = (uintptr_t)np;
+    lp_self.last_alloc = HIDE(np);
     if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
                             lp_snapshot_byte_clock(), NULL) < 0)
         untracked(np);
