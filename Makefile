@@ -85,8 +85,9 @@ $(O)/libleakprof.so: $(PRELOAD_OBJ) $(O)/libreport.a preload/exports.map
 	$(Q)$(CC) -shared -Wl,-z,defs -Wl,--version-script=preload/exports.map \
 	  -o $@ $(PRELOAD_OBJ) $(O)/libreport.a $(PRELOAD_LIBS) $(LDSAN)
 
+# zlib (pprof input): libdw-dev depends on zlib1g-dev, so nothing new.
 $(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
-	$(Q)$(CC) -o $@ $^ $(LIBS) $(LDSAN)
+	$(Q)$(CC) -o $@ $^ $(LIBS) -lz $(LDSAN)
 
 # The launcher validates options with the library's own parser.
 $(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/config.o $(O)/libreport.a
@@ -128,7 +129,7 @@ $(O)/samples/%: samples/%.cpp
 $(O)/test/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(O)/libpreload-test.a $(O)/libreport.a | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) \
-	  $(O)/libpreload-test.a $(O)/libreport.a -lcmocka $(LIBS) $(LDSAN)
+	  $(O)/libpreload-test.a $(O)/libreport.a -lcmocka $(LIBS) -lz $(LDSAN)
 
 unit: $(UNIT_BIN)
 report-tests: unit

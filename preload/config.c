@@ -393,6 +393,20 @@ static bool set_keep_stacktraces(struct lp_config *c, const char *v)
     return true;
 }
 
+/* Which live blocks a snapshot signal's live report lists (leakcheck.c):
+ * all of them (start), or only those allocated since the previous
+ * signal's report and still live (last): leaks by age, for services. */
+static bool set_live_since(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "start"))
+        c->live_since_last = false;
+    else if (!strcmp(v, "last"))
+        c->live_since_last = true;
+    else
+        return false;
+    return true;
+}
+
 /* When the exit report frees the C runtime's buffers first (exit.c). */
 static bool set_freeres(struct lp_config *c, const char *v)
 {
@@ -462,7 +476,7 @@ const struct lp_option lp_options[] = {
      "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
      set_pprof, 0},
     {"html", NULL, "FILE",
-     "also write one self-contained HTML report (%p: pid; needs massif)",
+     "also write one self-contained HTML report (%p: pid; FILE.N on each snapshot signal)",
      set_html, 0},
     {"massif", "massif.out.%p", "FILE|0", "massif output file (%p: pid); 0: none",
      set_massif, 0},
@@ -483,6 +497,9 @@ const struct lp_option lp_options[] = {
     {"snapshot_signal", "SIGUSR1", "SIG|N|0",
      "signal that writes massif.out.%p.N and a live leak report; 0: none",
      set_snapshot_signal, 0},
+    {"live_since", "start", "start|last",
+     "live report on a snapshot signal: every live block, or only those allocated since the previous signal (leaks by age)",
+     set_live_since, 0},
     {"sample_bytes", "0", "N (0..2^40)",
      "0: track every allocation; N: about one per N bytes (production mode)",
      set_sample_bytes, 0},

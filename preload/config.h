@@ -42,6 +42,8 @@ struct lp_config {
     double threshold, peak_inaccuracy;
     int depth;
     int snapshot_signal; /* 0 = disabled */
+    bool live_since_last; /* live_since=last: live reports list only the
+                             blocks allocated since the previous signal */
     uint64_t sample_bytes;
     bool unwind_fp;
     bool trace_children;

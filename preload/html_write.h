@@ -2,11 +2,12 @@
 #ifndef LP_PRELOAD_HTML_WRITE_H
 #define LP_PRELOAD_HTML_WRITE_H
 /*
- * html_write.h - the html= output: report/html.h's self-contained page
- * (heap over time, flame graph and top consumers of the peak), made from
- * the massif file this process has just written, so the page and
- * `leakprint --html` show the same figures. Needs massif= (the default);
- * a relative massif= path is looked up from the current directory.
+ * html_write.h - the html= output: report/html.h's self-contained page.
+ * The heap chart comes from the massif file this process has just written
+ * (the same chart as `leakprint --html` draws; a relative massif= path is
+ * looked up from the current directory; without massif= there is none);
+ * the flame graphs by cost, the leak table with ages and the top tables
+ * from the stack table's per-site figures (preload/sites.h).
  * Context: COLD, guard held (the exit path, the dumper thread).
  */
 #include "preload/lp.h"

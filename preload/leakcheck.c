@@ -30,9 +30,12 @@
 #include "preload/outfile.h"
 #include "preload/heap_errors.h"
 #include "preload/loss_group.h"
+#include "preload/snapshot.h"
+#include "preload/table.h"
 #include "preload/sample.h"
 #include "preload/sample_report.h"
 #include "preload/scan.h"
+#include "preload/sites.h"
 #include "preload/stack.h"
 #include "preload/track.h"
 #include "report/json.h"
@@ -54,6 +57,12 @@ static struct {
     struct lp_loss_record *prev;
     size_t nprev;
     struct lp_leak_totals prev_totals;
+    /* live_since=last: the byte time and generation (table.h) at which
+     * the previous live report ran, and its signal number: a block of
+     * that generation was allocated after it. */
+    uint64_t since_time;
+    uint16_t since_gen; /* the generation that started at that report */
+    unsigned since_sig;
 } lc;
 
 static void load_suppressions(void)
@@ -158,6 +167,8 @@ void lp_leakcheck_write_locked(const char *buf, size_t len)
     emit(buf, len, lp_config.log, false);
 }
 
+#define NO_REC LP_LOSS_NO_REC
+
 /*
  * Match every record against the suppressions; then move the indirect
  * blocks of leaders suppressed by an LSan line into suppressed records of
@@ -187,7 +198,8 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
         const struct lp_scan_block *b = &sc->blocks[i];
         const struct lp_loss_record *lr;
 
-        if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER)
+        if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER ||
+            rec_of[i] == NO_REC || rec_of[b->leader] == NO_REC)
             continue;
         lr = &recs[rec_of[b->leader]];
         if (lr->supp >= 0 && lp_supp_is_lsan(lc.supp, lr->supp) &&
@@ -207,7 +219,9 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
             int s;
             size_t j;
 
-            if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER)
+            if (b->kind != LP_KIND_INDIRECT ||
+                b->leader == LP_SCAN_NO_LEADER || rec_of[i] == NO_REC ||
+                rec_of[b->leader] == NO_REC)
                 continue;
             s = recs[rec_of[b->leader]].supp;
             from = &recs[rec_of[i]];
@@ -545,12 +559,31 @@ static unsigned run_check(bool live, unsigned seq)
         }
         memcpy(set.heur_bytes, sc.heur_bytes, sizeof(set.heur_bytes));
         memcpy(set.heur_blocks, sc.heur_blocks, sizeof(set.heur_blocks));
+        uint16_t want_gen = 0;
+        bool only_new = false;
+
+        if (live && lp_config.live_since_last && lc.since_sig) {
+            /* Leaks by age: only what came after the previous report
+             * (table.h: each such report starts a new generation). */
+            only_new = true;
+            want_gen = lc.since_gen;
+            o.live_since = true;
+            o.live_since_seq = lc.since_sig;
+            o.live_since_time = lc.since_time;
+            o.live_delta = LP_DELTA_ANY;
+        }
+        if (live && seq > 0) {
+            lc.since_gen = lp_table_next_gen();
+            lc.since_time = lp_snapshot_byte_clock();
+            lc.since_sig = seq;
+        }
         if (lp_sample_on())
             lp_sample_scan_totals(&sc, &set); /* estimates (sample.h) */
         refresh_sym();
         rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
         if (rec_of)
-            set.recs = lp_loss_group(&sc, &set.nrecs, rec_of);
+            set.recs = lp_loss_group(&sc, &set.nrecs, rec_of, only_new,
+                                     want_gen);
         if (set.recs && lp_sample_on())
             lp_sample_scale_records(&sc, set.recs, set.nrecs, rec_of);
         if (set.recs) {
@@ -568,10 +601,14 @@ static unsigned run_check(bool live, unsigned seq)
         if (lp_config.leak_check != LP_CHECK_NO || live)
             lp_diag("leak search failed (%s)", strerror(-rc));
     }
-    if (live) {
+    if (live && !o.live_since) {
         set.recs = live_deltas(set.recs, &set.nrecs);
         set.old = lc.prev_totals;
     }
+    /* For pprof= and html=: what this report found (with live_since=last,
+     * what it listed: the blocks allocated since the previous signal). */
+    if (set.recs)
+        lp_sites_note_leaks(set.recs, set.nrecs);
     /* Valgrind meets the records in report order, moving each used entry
      * to the front of its list: the -s listing shows that order. */
     lp_leaks_sort(&set);
@@ -602,7 +639,7 @@ static unsigned run_check(bool live, unsigned seq)
     if (!live && lp_config.sarif[0])
         write_sarif(&set, &o);
     lp_sym_save_cache(lc.sym);
-    if (live)
+    if (live && !o.live_since)
         remember_live(&set);
     if (rc == 0)
         lp_scan_release(&sc);

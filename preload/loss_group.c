@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "preload/stack.h"
+#include "preload/table.h"
 
 struct map {
     uint32_t *slot; /* record index + 1; 0 empty */
@@ -101,7 +102,8 @@ static struct lp_loss_record *sort_records(struct lp_loss_record *recs,
         pos[order[i]] = (uint32_t)i;
     }
     for (i = 0; i < nblocks; i++)
-        rec_of[i] = pos[rec_of[i]];
+        if (rec_of[i] != LP_LOSS_NO_REC)
+            rec_of[i] = pos[rec_of[i]];
     free(order);
     free(pos);
     free(recs);
@@ -109,7 +111,8 @@ static struct lp_loss_record *sort_records(struct lp_loss_record *recs,
 }
 
 struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
-                                     uint32_t *rec_of)
+                                     uint32_t *rec_of, bool only_gen,
+                                     uint16_t gen)
 {
     struct lp_loss_record *recs = NULL;
     struct map m = {0};
@@ -117,9 +120,14 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
 
     for (i = 0; i < sc->nblocks; i++) {
         const struct lp_scan_block *b = &sc->blocks[i];
+        uint64_t time = b->time & ((1ull << LP_BLOCK_TIME_BITS) - 1);
         struct lp_loss_record *r;
         size_t s;
 
+        if (only_gen && (uint16_t)(b->time >> LP_BLOCK_TIME_BITS) != gen) {
+            rec_of[i] = LP_LOSS_NO_REC;
+            continue;
+        }
         if ((n + 1) * 2 > m.mask + 1 && !map_grow(&m, recs, n))
             goto fail;
         s = probe(&m, recs, b->kind, b->stack_id);
@@ -145,6 +153,10 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
             m.slot[s] = (uint32_t)++n;
         }
         r = &recs[m.slot[s] - 1];
+        if (r->blocks == 0 || time < r->first_time)
+            r->first_time = time;
+        if (time > r->last_time)
+            r->last_time = time;
         r->bytes += b->size;
         r->blocks++;
         if (b->kind == LP_KIND_DEFINITE) {

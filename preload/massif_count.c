@@ -488,6 +488,13 @@ static inline void note_local(struct lp_massif_local *l, int64_t heap,
 
 /* A thread that counts in pending deltas checks for a peak when it
  * flushes them instead. */
+/* Massif's B time now (the shared totals; threads' pending deltas, at
+ * most a quantum each, are left out: this is read on every insert). */
+uint64_t lp_snapshot_byte_clock(void)
+{
+    return lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink);
+}
+
 void lp_snapshot_before_shrink(void)
 {
     if (lp_load_relaxed(&snap.enabled) &&

@@ -41,6 +41,7 @@
 #include "preload/diag.h"
 #include "preload/leakcheck.h"
 #include "preload/sample.h"
+#include "preload/sites.h"
 #include "preload/stack_count.h"
 #include "report/pprof.h"
 #include "report/symbolize.h"
@@ -229,6 +230,11 @@ static void add_header(struct lp_pprof *p)
     lp_pprof_add_type(p, "alloc_space", "bytes");
     lp_pprof_add_type(p, "inuse_objects", "count");
     lp_pprof_add_type(p, "inuse_space", "bytes");
+    /* Ours, after the standard four (pprof_write.h). */
+    lp_pprof_add_type(p, "temp_objects", "count");
+    lp_pprof_add_type(p, "peak_space", "bytes");
+    lp_pprof_add_type(p, "leaked_objects", "count");
+    lp_pprof_add_type(p, "leaked_space", "bytes");
     lp_pprof_set_default_type(p, "inuse_space");
     lp_pprof_set_period(p, "space", "bytes",
                         lp_config.sample_bytes ? (int64_t)lp_config.sample_bytes
@@ -249,6 +255,8 @@ static void add_header(struct lp_pprof *p)
     lp_pprof_add_comment(p, line);
 }
 
+#define NVALUES 8 /* the sample types add_header declares */
+
 /* Sampled mode: the counters are estimates already (sample.h), with
  * block counts in fixed point; make those whole. */
 static void scale(int64_t *v)
@@ -258,7 +266,7 @@ static void scale(int64_t *v)
 }
 
 static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
-                       const struct segs *ss)
+                       const struct segs *ss, const struct lp_site_peak *peak)
 {
     uint32_t id, count = lp_stack_count();
     uint64_t *locs = malloc(sizeof(*locs) * LP_STACK_MAX_DEPTH);
@@ -270,8 +278,9 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
         struct lp_stack *s = lp_stack_get(id);
         struct lp_pprof_label label = { .key = "bytes", .num_unit = "bytes" };
         struct lp_stack_counts c;
+        const struct lp_site_leak *l;
         uint64_t blocks, bytes;
-        int64_t v[4];
+        int64_t v[NVALUES];
         unsigned i, n = 0;
 
         if (!s)
@@ -285,6 +294,14 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
         v[1] = (int64_t)bytes;
         v[2] = (int64_t)c.live_blocks;
         v[3] = (int64_t)c.live_bytes;
+        v[4] = (int64_t)lp_load_relaxed(&s->temp_blocks);
+        v[5] = (int64_t)lp_sites_peak_bytes(peak, id);
+        l = lp_sites_leak(id);
+        /* Leaked: definitely and indirectly lost, as LSan counts leaks. */
+        v[6] = l ? (int64_t)(l->blocks[LP_KIND_DEFINITE] +
+                             l->blocks[LP_KIND_INDIRECT]) : 0;
+        v[7] = l ? (int64_t)(l->bytes[LP_KIND_DEFINITE] +
+                             l->bytes[LP_KIND_INDIRECT]) : 0;
         scale(v);
         for (i = 0; i < s->nframes && n < LP_STACK_MAX_DEPTH; i++) {
             uintptr_t ip = s->frames[i];
@@ -321,6 +338,7 @@ void lp_pprof_write_file(unsigned seq)
     struct segs ss = { 0 };
     struct lp_pprof *p;
     struct lp_sym *sym;
+    struct lp_site_peak *peak;
     int rc;
 
     if (!lp_config.pprof[0])
@@ -339,9 +357,11 @@ void lp_pprof_write_file(unsigned seq)
     }
     add_header(p);
     add_mappings(p, &ss);
+    peak = lp_sites_peak_load();
     sym = lp_leakcheck_sym_get();
-    rc = add_samples(p, sym, &ss);
+    rc = add_samples(p, sym, &ss, peak);
     lp_leakcheck_sym_put();
+    lp_sites_peak_free(peak);
     if (rc == 0)
         rc = write_gz(path, p);
     if (rc != 0)

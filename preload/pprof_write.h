@@ -12,6 +12,15 @@
  *   alloc_space/bytes    bytes they asked for
  *   inuse_objects/count  blocks from the stack live now (at exit: in use
  *   inuse_space/bytes    at exit, as the HEAP SUMMARY counts them)
+ * then ours:
+ *   temp_objects/count   temporary allocations: blocks freed by their
+ *                        thread before it allocated anything else
+ *                        (heaptrack's definition)
+ *   peak_space/bytes     bytes live at massif's peak snapshot (0 without
+ *                        massif=)
+ *   leaked_objects/count blocks definitely or indirectly lost at the
+ *   leaked_space/bytes   last leak search (the exit report; on a
+ *                        snapshot signal, that signal's live report)
  * default_sample_type is inuse_space. With sample_bytes=N each stack's
  * figures are scaled back to the whole heap (see pprof_write.c).
  *

@@ -6,6 +6,8 @@
  */
 #include "preload/sample_report.h"
 
+#include "preload/loss_group.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -32,15 +34,19 @@ void lp_sample_scale_records(const struct lp_scan *sc,
             recs[i].indirect_blocks = 0;
     for (i = 0; i < sc->nblocks; i++) {
         const struct lp_scan_block *b = &sc->blocks[i];
-        struct lp_loss_record *r = &recs[rec_of[i]];
+        struct lp_loss_record *r;
         uint64_t bytes = lp_sample_est_bytes(b->size);
         uint64_t blocks = lp_sample_est_blocks(b->size);
 
+        if (rec_of[i] == LP_LOSS_NO_REC) /* left out (live_since=last) */
+            continue;
+        r = &recs[rec_of[i]];
         r->bytes += bytes;
         r->blocks += blocks;
         /* An indirect block counts in its clique leader's record too. */
         if (b->kind == LP_KIND_INDIRECT && b->leader != LP_SCAN_NO_LEADER &&
-            sc->blocks[b->leader].kind == LP_KIND_DEFINITE) {
+            sc->blocks[b->leader].kind == LP_KIND_DEFINITE &&
+            rec_of[b->leader] != LP_LOSS_NO_REC) {
             struct lp_loss_record *lr = &recs[rec_of[b->leader]];
 
             lr->indirect_bytes += bytes;

@@ -27,6 +27,7 @@
 struct lp_scan_block {
     uintptr_t addr;
     size_t size;          /* requested size; 0 counts as a 1-byte range */
+    uint64_t time;        /* allocated at (table.h: lp_block_time, _gen) */
     uint32_t stack_id;    /* allocation stack, copied from the table */
     uint8_t kind;         /* enum lp_kind */
     uint8_t heur;         /* enum lp_heur: the heuristic that accepted

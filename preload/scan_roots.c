@@ -116,6 +116,7 @@ static void fill_block(uintptr_t addr, struct lp_scan_block *out, void *arg)
     out->addr = addr;
     if (lp_table_find(addr, &blk) == 0) {
         out->size = blk.size;
+        out->time = blk.time;
         out->stack_id = blk.stack_id;
     }
 }

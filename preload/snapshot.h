@@ -76,6 +76,11 @@ void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
                               size_t old_usable, size_t new_req,
                               size_t new_usable);
 
+/* Massif's byte clock: bytes allocated+freed so far (requested + slop +
+ * 8 per event, massif's B time) whatever time_unit is; 0 when massif= is
+ * off. Live blocks are stamped with it (table.h). HOT: two loads. */
+uint64_t lp_snapshot_byte_clock(void);
+
 /* Write massif.out for the whole run to the configured path (%p expanded
  * now). Once per process; later calls do nothing. No final snapshot is
  * added (massif adds none). Failures give one warning line. */

@@ -26,6 +26,7 @@ struct lp_stack {
     /* Counters: see stack_count.h (read them with lp_stack_counts). */
     uint64_t live_bytes, live_blocks;
     uint64_t total_bytes, total_blocks;
+    uint64_t temp_blocks; /* freed by their thread before its next alloc */
     uintptr_t frames[];
 };
 
@@ -41,6 +42,14 @@ struct lp_stack *lp_stack_get(uint32_t id);
 
 /* Number of records so far (ids are 1..lp_stack_count()). */
 uint32_t lp_stack_count(void);
+
+/* A temporary allocation (heaptrack's definition): the block freed was
+ * its thread's last allocation, none in between. Rare next to the other
+ * counters: a plain add to the record (stack_count.h reads it). */
+static inline void lp_stack_note_temp(struct lp_stack *s)
+{
+    lp_count_add(&s->temp_blocks, 1);
+}
 
 /* Range of our own library's text, to recognise our frames. */
 bool lp_stack_is_self(uintptr_t pc);

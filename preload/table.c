@@ -32,6 +32,13 @@ static struct shard {
     char pad[32];
 } shards[LP_TABLE_SHARDS];
 
+static uint16_t generation; /* lp_block_gen(): read per insert */
+
+uint16_t lp_table_next_gen(void)
+{
+    return (uint16_t)(__atomic_add_fetch(&generation, 1, __ATOMIC_RELAXED));
+}
+
 static inline uint64_t mix(uintptr_t a)
 {
     uint64_t k = a;
@@ -108,11 +115,11 @@ static int grow(struct shard *s)
 int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
                     struct lp_block *stale)
 {
-    return lp_table_insert_how(addr, size, stack_id, LP_HOW_MALLOC, stale);
+    return lp_table_insert_how(addr, size, stack_id, LP_HOW_MALLOC, 0, stale);
 }
 
 int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
-                        unsigned how, struct lp_block *stale)
+                        unsigned how, uint64_t time, struct lp_block *stale)
 {
     uint64_t h = mix(addr);
     struct shard *s = shard_of(addr, h);
@@ -141,6 +148,8 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
     b->size = size;
     b->stack_id = stack_id;
     b->how = how;
+    b->time = (time & ((1ull << LP_BLOCK_TIME_BITS) - 1)) |
+              (uint64_t)lp_load_relaxed(&generation) << LP_BLOCK_TIME_BITS;
     lp_spin_unlock(&s->lock);
     return ret;
 }

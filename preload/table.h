@@ -24,17 +24,41 @@ struct lp_block {
     size_t size;       /* requested size */
     uint32_t stack_id; /* from lp_stack_intern(); 0 = unknown */
     uint32_t how;      /* enum lp_how */
+    uint64_t time;     /* when: lp_block_time(), lp_block_gen() */
 };
+
+/*
+ * A block's time stamp: when it was allocated, in bytes allocated+freed
+ * since start (massif's B time; 0 when massif= is off), in the low 48
+ * bits; in the high 16, the table's generation at that moment, which
+ * each live leak report moves on (lp_table_next_gen), so "allocated since
+ * the previous report" is one comparison and costs the hot path one
+ * relaxed load, where a global sequence number was a contended atomic
+ * on every insert. 2^48 bytes of allocation traffic wrap the time.
+ */
+#define LP_BLOCK_TIME_BITS 48
+static inline uint64_t lp_block_time(const struct lp_block *b)
+{
+    return b->time & ((1ull << LP_BLOCK_TIME_BITS) - 1);
+}
+static inline uint16_t lp_block_gen(const struct lp_block *b)
+{
+    return (uint16_t)(b->time >> LP_BLOCK_TIME_BITS);
+}
+
+/* Start a new generation (a live report was just taken); returns it. */
+uint16_t lp_table_next_gen(void);
 
 /* Track a block. Returns 0, or -ENOMEM if the arena is exhausted; the
  * block is then simply untracked. A stale entry at addr is replaced (and
  * its data copied to *stale, if non-NULL, with 1 returned). */
 int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
                     struct lp_block *stale);
-/* The same, recording how the block was allocated (enum lp_how);
- * lp_table_insert() records LP_HOW_MALLOC. */
+/* The same, recording how the block was allocated (enum lp_how) and
+ * when (struct lp_block.time); lp_table_insert() records LP_HOW_MALLOC
+ * at time 0. */
 int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
-                        unsigned how, struct lp_block *stale);
+                        unsigned how, uint64_t time, struct lp_block *stale);
 
 /* Forget a block, copying it to *out when out is non-NULL. Returns 0, or
  * -ENOENT for an address we never saw (allocated before init, or ours). */

@@ -53,6 +53,8 @@ struct lp_tcb_slot {
     struct lp_freed_lane *freed_lane; /* freed.c: its recently-freed lane */
     struct lp_massif_local *massif_local; /* massif_count.c: pending */
     struct lp_stack_local *stack_local;   /* stack_count.c: its cache */
+    uintptr_t last_alloc; /* track.c: ~address of this thread's latest
+                             block (complemented: the TCB is a scan root) */
 };
 
 #if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)
@@ -83,6 +85,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.freed_lane = NULL;
     lp_self.massif_local = NULL;
     lp_self.stack_local = NULL;
+    lp_self.last_alloc = 0;
 }
 
 #endif /* LP_PRELOAD_TCB_SLOT_H */

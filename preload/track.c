@@ -88,7 +88,8 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
     id = lp_stack_capture();
     s = lp_stack_get(id);
     lp_sample_filter_add((uintptr_t)p); /* before the table: see sample.h */
-    rc = lp_table_insert_how((uintptr_t)p, size, id, how, &stale);
+    rc = lp_table_insert_how((uintptr_t)p, size, id, how,
+                             lp_snapshot_byte_clock(), &stale);
     if (LP_UNLIKELY(rc < 0)) {
         untracked(p);
         lp_sample_filter_del((uintptr_t)p);
@@ -148,6 +149,14 @@ bool lp_track_free(void *p, unsigned how)
     if (lp_sample_untracked((uintptr_t)p) || !lp_guard_enter(&g))
         return true;
     if (untrack(p, &b)) {
+        if (LP_HIDE_ADDR(b.addr) == lp_self.last_alloc) {
+            /* Freed before its thread allocated again: temporary. */
+            struct lp_stack *s = lp_stack_get(b.stack_id);
+
+            lp_self.last_alloc = 0;
+            if (s)
+                lp_stack_note_temp(s);
+        }
         if (lp_heap_errors_on()) {
             /* The freed-at stack: the one capture a free costs, unless
              * keep_stacktraces=alloc (Memcheck's option) saves it. */
@@ -215,7 +224,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
         if (had) {
             lp_sample_filter_add((uintptr_t)old);
             lp_table_insert_how((uintptr_t)old, ob->size, ob->stack_id,
-                                ob->how, NULL);
+                                ob->how, ob->time, NULL);
         }
         lp_guard_leave(&g);
         return;
@@ -232,7 +241,9 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
         lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
                       lp_config.keep_free_stacks ? id : 0);
     lp_sample_filter_add((uintptr_t)np);
-    if (lp_table_insert((uintptr_t)np, size, id, NULL) < 0) {
+    lp_self.last_alloc = LP_HIDE_ADDR(np);
+    if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
+                            lp_snapshot_byte_clock(), NULL) < 0) {
         untracked(np);
         lp_sample_filter_del((uintptr_t)np);
     }

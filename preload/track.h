@@ -33,9 +33,19 @@ static inline bool lp_track_init(void)
  * sampler's verdict is inlined into each hook: with sample_bytes=N most
  * blocks stay untracked for the price of a countdown (sample.h). */
 void lp_track_alloc_slow(void *p, size_t size, unsigned how);
+/*
+ * Temporary allocations (heaptrack's definition): each thread keeps the
+ * address of its latest allocation in its TCB slot; a free of exactly
+ * that block, with no allocation of the thread in between, is temporary.
+ * The address is kept complemented: the TCB is a root of the leak scan,
+ * and a plain copy would make the thread's latest block reachable.
+ */
+#define LP_HIDE_ADDR(p) (~(uintptr_t)(p))
+
 static inline __attribute__((always_inline)) void
 lp_track_alloc(void *p, size_t size, unsigned how)
 {
+    lp_self.last_alloc = LP_HIDE_ADDR(p);
     if (!lp_sample_skip(size))
         lp_track_alloc_slow(p, size, how);
 }

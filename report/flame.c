@@ -42,7 +42,7 @@ static void fnode_free(struct fnode *f)
 
 /* The frame text we show: no "0xADDR: " and, unless the function is
  * unknown, no " (file:line)" / " (in obj)" suffix. */
-static char *frame_name(const char *label)
+char *lp_flame_frame_name(const char *label)
 {
     const char *p = label, *end;
     char *s;
@@ -88,13 +88,11 @@ static struct fnode *fnode_new(const char *name)
     return f;
 }
 
-static struct fnode *fnode_child(struct fnode *f, const char *name)
+/* Append a new child named name (no search). */
+static struct fnode *fnode_append(struct fnode *f, const char *name)
 {
     struct fnode *c;
 
-    for (size_t i = 0; i < f->nkids; i++)
-        if (strcmp(f->kids[i]->name, name) == 0)
-            return f->kids[i];
     if (f->nkids == f->capkids) {
         size_t cap = f->capkids ? f->capkids * 2 : 4;
         struct fnode **k = realloc(f->kids, cap * sizeof(*k));
@@ -108,6 +106,18 @@ static struct fnode *fnode_child(struct fnode *f, const char *name)
     if (c != NULL)
         f->kids[f->nkids++] = c;
     return c;
+}
+
+static struct fnode *fnode_child(struct fnode *f, const char *name)
+{
+
+    /* Stacks often come in path order: try the newest child first. */
+    if (f->nkids && strcmp(f->kids[f->nkids - 1]->name, name) == 0)
+        return f->kids[f->nkids - 1];
+    for (size_t i = 0; i < f->nkids; i++)
+        if (strcmp(f->kids[i]->name, name) == 0)
+            return f->kids[i];
+    return fnode_append(f, name);
 }
 
 struct builder {
@@ -170,7 +180,7 @@ static void walk(struct builder *b, const struct lp_massif_node *n, int depth)
         return;
     }
     if (depth > 0) {
-        b->path[depth - 1] = frame_name(lp_massif_node_label(n));
+        b->path[depth - 1] = lp_flame_frame_name(lp_massif_node_label(n));
         if (b->path[depth - 1] == NULL) {
             b->err = -ENOMEM;
             return;
@@ -400,9 +410,11 @@ static const char *thousands(uint64_t n, char *buf, size_t len)
 
 struct svg {
     FILE *out;
-    double scale; /* pixels per byte */
+    double scale; /* pixels per unit */
     uint64_t all;
     int height;
+    double minw;      /* frames narrower than this are left out */
+    const char *unit; /* "bytes", "calls" */
 };
 
 static void svg_frame(struct svg *v, const struct fnode *f, double x,
@@ -413,7 +425,7 @@ static void svg_frame(struct svg *v, const struct fnode *f, double x,
     size_t fit;
     char bytes[32];
 
-    if (w < 0.1)
+    if (w < v->minw)
         return;
     colour(f->name, &r, &g, &b);
     fputs("<g class=\"f\" data-n=\"", v->out);
@@ -423,8 +435,8 @@ static void svg_frame(struct svg *v, const struct fnode *f, double x,
             "data-w=\"%.3f\"><title>",
             f->total, level, x, w);
     xml_escape(v->out, f->name, SIZE_MAX);
-    fprintf(v->out, " (%s bytes, %.2f%%)</title>",
-            thousands(f->total, bytes, sizeof(bytes)),
+    fprintf(v->out, " (%s %s, %.2f%%)</title>",
+            thousands(f->total, bytes, sizeof(bytes)), v->unit,
             v->all ? 100.0 * (double)f->total / (double)v->all : 0.0);
     fprintf(v->out,
             "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
@@ -449,20 +461,13 @@ static void svg_frame(struct svg *v, const struct fnode *f, double x,
     }
 }
 
-int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
-                       long snap, bool standalone, char *err, size_t errlen)
+/* The SVG of a finished tree; title is plain text (escaped here). */
+static void svg_tree(FILE *out, struct fnode *root, int maxdepth,
+                     const char *title, const char *unit, bool standalone,
+                     double minw)
 {
-    struct fnode *root;
-    struct svg v = { .out = out };
-    int s = pick(m, name, snap, err, errlen), maxdepth;
-    char total[32], intree[32];
+    struct svg v = { .out = out, .minw = minw, .unit = unit };
 
-    if (s < 0)
-        return -EINVAL;
-    if (build(m, s, &root, &maxdepth)) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
     v.all = root->total;
     v.scale = root->total ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)root->total
                           : 0;
@@ -473,7 +478,7 @@ int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
             "<svg version=\"1.1\" class=\"flamegraph\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" "
             "xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" "
-            "data-pad=\"%d\" data-total=\"%" PRIu64 "\">\n"
+            "data-pad=\"%d\" data-total=\"%" PRIu64 "\" data-unit=\"%s\">\n"
             "<style>.flamegraph text { font-family: Verdana, sans-serif; "
             "font-size: 12px; fill: rgb(0,0,0); } .flamegraph g.f:hover rect "
             "{ stroke: black; stroke-width: 0.5; } .flamegraph g.f, "
@@ -481,28 +486,173 @@ int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
             ".flamegraph .unzoom { opacity: 0; }</style>\n"
             "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
             "fill=\"rgb(248,248,248)\"/>\n"
-            "<text x=\"%d\" y=\"24\" style=\"font-size: 17px\">Heap flame "
-            "graph: ",
+            "<text x=\"%d\" y=\"24\" style=\"font-size: 17px\">",
             SVG_WIDTH, v.height, SVG_WIDTH, v.height, SVG_WIDTH, SVG_PAD,
-            root->total, SVG_PAD);
-    xml_escape(out, name, SIZE_MAX);
+            root->total, unit, SVG_PAD);
+    xml_escape(out, title, SIZE_MAX);
     fprintf(out,
-            ", snapshot %d (%s bytes in the tree, %s bytes total)</text>\n"
+            "</text>\n"
             "<text class=\"unzoom\" x=\"%d\" y=\"48\">Reset Zoom</text>\n"
             "<text class=\"search\" x=\"%d\" y=\"48\" "
             "text-anchor=\"end\">Search</text>\n"
             "<text class=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
             "<text class=\"matched\" x=\"%d\" y=\"%d\" "
             "text-anchor=\"end\"> </text>\n",
-            s, thousands(root->total, intree, sizeof(intree)),
-            thousands(lp_massif_snap_total(m, s), total, sizeof(total)),
             SVG_PAD, SVG_WIDTH - SVG_PAD, SVG_PAD, v.height - 12,
             SVG_WIDTH - SVG_PAD, v.height - 12);
     svg_frame(&v, root, SVG_PAD, 0);
     lp_flame_script(out);
     fputs("</svg>\n", out);
+}
+
+int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
+                       long snap, bool standalone, char *err, size_t errlen)
+{
+    struct fnode *root;
+    int s = pick(m, name, snap, err, errlen), maxdepth;
+    char total[32], intree[32], *title;
+    size_t tl;
+
+    if (s < 0)
+        return -EINVAL;
+    if (build(m, s, &root, &maxdepth)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    tl = strlen(name) + 160;
+    title = malloc(tl);
+    if (title == NULL) {
+        fnode_free(root);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    snprintf(title, tl,
+             "Heap flame graph: %s, snapshot %d (%s bytes in the tree, %s "
+             "bytes total)",
+             name, s, thousands(root->total, intree, sizeof(intree)),
+             thousands(lp_massif_snap_total(m, s), total, sizeof(total)));
+    svg_tree(out, root, maxdepth, title, "bytes", standalone, 0.1);
+    free(title);
     fnode_free(root);
     return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Any stacks (flame.h: struct lp_flame)                               */
+
+struct lp_flame {
+    struct fnode *root;
+    int maxdepth;
+    bool finished;
+    struct fnode **last; /* the previous lp_flame_add_sorted path */
+    size_t nlast, caplast;
+};
+
+struct lp_flame *lp_flame_new(void)
+{
+    struct lp_flame *f = calloc(1, sizeof(*f));
+
+    if (f == NULL)
+        return NULL;
+    f->root = fnode_new("all");
+    if (f->root == NULL) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void lp_flame_free(struct lp_flame *f)
+{
+    if (f == NULL)
+        return;
+    fnode_free(f->root);
+    free(f->last);
+    free(f);
+}
+
+int lp_flame_add_sorted(struct lp_flame *f, const char *const *names,
+                        size_t n, size_t same, uint64_t weight)
+{
+    struct fnode *node;
+    size_t i;
+
+    if (same > f->nlast || same > n)
+        same = 0; /* no usable previous path: a plain add */
+    if (n > f->caplast) {
+        struct fnode **l = realloc(f->last, n * sizeof(*l));
+
+        if (l == NULL)
+            return -ENOMEM;
+        f->last = l;
+        f->caplast = n;
+    }
+    node = same ? f->last[same - 1] : f->root;
+    for (i = same; i < n; i++) {
+        /* Sorted input: past the shared prefix every frame is new. */
+        node = i == same && same == 0 ? fnode_child(node, names[i])
+                                      : fnode_append(node, names[i]);
+        if (node == NULL)
+            return -ENOMEM;
+        f->last[i] = node;
+    }
+    f->nlast = n;
+    if (n == 0)
+        return 0;
+    node->self += weight;
+    f->finished = false;
+    return 0;
+}
+
+int lp_flame_add(struct lp_flame *f, const char *const *names, size_t n,
+                 uint64_t weight)
+{
+    struct fnode *node = f->root;
+
+    if (weight == 0)
+        return 0;
+    for (size_t i = 0; i < n && node != NULL; i++)
+        node = fnode_child(node, names[i]);
+    if (node == NULL)
+        return -ENOMEM;
+    node->self += weight;
+    f->finished = false;
+    return 0;
+}
+
+static void finish(struct lp_flame *f)
+{
+    if (!f->finished) {
+        f->maxdepth = 0;
+        finish_tree(f->root, 0, &f->maxdepth);
+        f->finished = true;
+    }
+}
+
+uint64_t lp_flame_total(struct lp_flame *f)
+{
+    finish(f);
+    return f->root->total;
+}
+
+int lp_flame_write_folded(FILE *out, struct lp_flame *f)
+{
+    struct strbuf sb = { 0 };
+    int rc = 0;
+
+    finish(f);
+    for (size_t i = 0; i < f->root->nkids && rc == 0; i++)
+        rc = print_folded(out, f->root->kids[i], &sb);
+    free(sb.s);
+    return rc;
+}
+
+int lp_flame_write_svg(FILE *out, struct lp_flame *f, const char *title,
+                       const char *unit, bool standalone, double min_width)
+{
+    finish(f);
+    svg_tree(out, f->root, f->maxdepth, title, unit, standalone, min_width);
+    return ferror(out) ? -EIO : 0;
 }
 
 int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,

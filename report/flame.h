@@ -18,6 +18,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct lp_massif;
@@ -44,5 +45,33 @@ int lp_flame_svg(FILE *out, const struct lp_massif *m, const char *name,
  * <svg> element inline in an HTML page. */
 int lp_flame_svg_write(FILE *out, const struct lp_massif *m, const char *name,
                        long snap, bool standalone, char *err, size_t errlen);
+
+/* The text a flame frame shows for a massif tree label or a report frame
+ * "fn (file:line)": see the banner. Returns a malloc'd string or NULL. */
+char *lp_flame_frame_name(const char *label);
+
+/*
+ * Flame graphs of any stacks (allocation sites with other costs: calls,
+ * temporary allocations... report/flame_sites.h): add stacks outermost
+ * frame first with their weight; equal paths merge. The SVG is the same
+ * interactive one; unit names the weight in titles ("bytes", "calls");
+ * frames narrower than min_width pixels are left out (0.1 as
+ * flamegraph.pl; more keeps pages of a million stacks small).
+ */
+struct lp_flame;
+struct lp_flame *lp_flame_new(void);
+void lp_flame_free(struct lp_flame *f);
+int lp_flame_add(struct lp_flame *f, const char *const *names, size_t n,
+                 uint64_t weight);
+/* The same for stacks given in sorted order (equal prefixes adjacent):
+ * names[0..same) equal the previous call's first frames; frames past
+ * them are new children, appended without a search (a million stacks
+ * cost one pass). With same == 0 the outermost frame is looked up. */
+int lp_flame_add_sorted(struct lp_flame *f, const char *const *names,
+                        size_t n, size_t same, uint64_t weight);
+uint64_t lp_flame_total(struct lp_flame *f);
+int lp_flame_write_folded(FILE *out, struct lp_flame *f);
+int lp_flame_write_svg(FILE *out, struct lp_flame *f, const char *title,
+                       const char *unit, bool standalone, double min_width);
 
 #endif /* LP_REPORT_FLAME_H */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/flame.h"
+#include "report/html_sites.h"
 #include "report/massif.h"
 
 #define CHART_W 1200
@@ -27,7 +28,7 @@
  * opens quickly; the figures of every drawn point are exact. */
 #define CHART_POINTS 1500
 
-static void esc(FILE *out, const char *s)
+void lp_html_esc(FILE *out, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -42,7 +43,7 @@ static void esc(FILE *out, const char *s)
     }
 }
 
-static const char *sep(uint64_t n, char *buf, size_t len)
+const char *lp_html_sep(uint64_t n, char *buf, size_t len)
 {
     char tmp[32];
     int d = snprintf(tmp, sizeof(tmp), "%" PRIu64, n), i, o = 0;
@@ -72,7 +73,8 @@ static const char head[] =
     "h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; }\n"
     "table { border-collapse: collapse; } td, th { padding: 3px 8px; border-bottom: 1px solid #ddd; }\n"
     "td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
-    "td.l { font-family: monospace; }\n"
+    "td.l { font-family: monospace; } h3 { font-size: 14px; margin-top: 20px; }\n"
+    "summary { cursor: pointer; color: #2f5597; }\n"
     "#js-errors { color: #b00; white-space: pre-wrap; }\n"
     ".chart .snap { cursor: pointer; } .chart .snap:hover { stroke: #000; stroke-width: 2; }\n"
     ".chart text { font-size: 11px; fill: #444; }\n"
@@ -127,14 +129,14 @@ static void chart(FILE *out, const struct lp_massif *m, long peak)
                 "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
                 "text-anchor=\"end\">%s B</text>\n",
                 CHART_L, Y(v), CHART_W - CHART_R, Y(v), CHART_L - 6,
-                Y(v) + 4, sep(v, a, sizeof(a)));
+                Y(v) + 4, lp_html_sep(v, a, sizeof(a)));
     }
     fprintf(out,
             "<text x=\"%d\" y=\"%d\">%s</text><text x=\"%d\" y=\"%d\" "
             "text-anchor=\"end\">%s %s</text>\n",
-            CHART_L, CHART_H - 12, sep((uint64_t)(t0 > 0 ? t0 : 0), a, sizeof(a)),
+            CHART_L, CHART_H - 12, lp_html_sep((uint64_t)(t0 > 0 ? t0 : 0), a, sizeof(a)),
             CHART_W - CHART_R, CHART_H - 12,
-            sep((uint64_t)(t1 > 0 ? t1 : 0), b, sizeof(b)),
+            lp_html_sep((uint64_t)(t1 > 0 ? t1 : 0), b, sizeof(b)),
             lp_massif_time_unit(m) ? lp_massif_time_unit(m) : "");
     /* Total (useful + extra + stacks) as an area, useful heap as a line. */
     if (n > 0) {
@@ -170,10 +172,10 @@ static void chart(FILE *out, const struct lp_massif *m, long peak)
                 i, is_peak ? " data-peak=\"1\"" : "", i,
                 is_peak ? " (peak)" : k != LP_MASSIF_EMPTY ? " (detailed)" : "",
                 lp_massif_snap_time_text(m, i), lp_massif_time_unit(m),
-                sep(lp_massif_snap_heap(m, i), a, sizeof(a)),
-                sep(lp_massif_snap_extra(m, i), b, sizeof(b)),
-                sep(lp_massif_snap_stacks(m, i), c, sizeof(c)),
-                sep(lp_massif_snap_total(m, i), d, sizeof(d)));
+                lp_html_sep(lp_massif_snap_heap(m, i), a, sizeof(a)),
+                lp_html_sep(lp_massif_snap_extra(m, i), b, sizeof(b)),
+                lp_html_sep(lp_massif_snap_stacks(m, i), c, sizeof(c)),
+                lp_html_sep(lp_massif_snap_total(m, i), d, sizeof(d)));
     }
     if (peak >= 0)
         fprintf(out,
@@ -208,14 +210,14 @@ static void top_table(FILE *out, const struct lp_massif *m, size_t s)
         rows++;
         fprintf(out, "<tr><td class=\"n\">%d</td><td class=\"n\">%s</td>"
                 "<td class=\"n\">%.2f%%</td><td class=\"l\">",
-                rows, sep(lp_massif_node_bytes(c), a, sizeof(a)),
+                rows, lp_html_sep(lp_massif_node_bytes(c), a, sizeof(a)),
                 total ? 100.0 * (double)lp_massif_node_bytes(c) / (double)total
                       : 0.0);
-        esc(out, lp_massif_node_label(c));
+        lp_html_esc(out, lp_massif_node_label(c));
         for (p = lp_massif_node_first_child(c); p;
              p = lp_massif_node_first_child(p)) {
             fputs("<br>&nbsp;&nbsp;by ", out);
-            esc(out, lp_massif_node_label(p));
+            lp_html_esc(out, lp_massif_node_label(p));
         }
         fputs("</td></tr>\n", out);
     }
@@ -243,40 +245,68 @@ static const char tail_script[] =
     "})();\n"
     "</script>\n";
 
-int lp_html_report(FILE *out, const struct lp_massif *m, const char *name,
-                   long snap, char *err, size_t errlen)
+static void header(FILE *out, const char *name, const char *cmd,
+                   const char *desc)
 {
-    long s = snap >= 0 ? snap : lp_flame_default_snapshot(m);
-    long peak = lp_massif_peak_index(m);
+    fputs(head, out);
+    fputs("<title>leakprof heap report: ", out);
+    lp_html_esc(out, name);
+    fputs("</title>\n</head>\n<body>\n<div id=\"js-errors\" hidden></div>\n"
+          "<h1>Heap profile: ", out);
+    lp_html_esc(out, name);
+    fputs("</h1>\n<dl>\n<dt>command</dt><dd>", out);
+    lp_html_esc(out, cmd ? cmd : "(unknown)");
+    fputs("</dd>\n<dt>options</dt><dd>", out);
+    lp_html_esc(out, desc ? desc : "(none)");
+    fputs("</dd>\n", out);
+}
+
+static void sites_sections(FILE *out, const struct lp_sites *sites,
+                           const char *name)
+{
+    lp_html_sites_flames(out, sites, name);
+    lp_html_sites_leaks(out, sites);
+    lp_html_sites_tables(out, sites);
+}
+
+int lp_html_report_sites(FILE *out, const struct lp_massif *m,
+                         const char *name, long snap,
+                         const struct lp_sites *sites, char *err,
+                         size_t errlen)
+{
+    long s, peak;
     char a[32], b[32];
     int rc;
 
+    if (!m) {
+        header(out, name, sites->command, NULL);
+        fprintf(out, "<dt>sites</dt><dd>%zu</dd>\n</dl>\n", sites->n);
+        sites_sections(out, sites, name);
+        fputs(tail_script, out);
+        fputs("</body>\n</html>\n", out);
+        return ferror(out) ? -EIO : 0;
+    }
+    s = snap >= 0 ? snap : lp_flame_default_snapshot(m);
+    peak = lp_massif_peak_index(m);
     if (s < 0 || (size_t)s >= lp_massif_count(m)) {
         snprintf(err, errlen, "%s: no snapshot %ld", name, s);
         return -EINVAL;
     }
-    fputs(head, out);
-    fputs("<title>leakprof heap report: ", out);
-    esc(out, name);
-    fputs("</title>\n</head>\n<body>\n<div id=\"js-errors\" hidden></div>\n"
-          "<h1>Heap profile: ", out);
-    esc(out, name);
-    fputs("</h1>\n<dl>\n<dt>command</dt><dd>", out);
-    esc(out, lp_massif_cmd(m));
-    fputs("</dd>\n<dt>options</dt><dd>", out);
-    esc(out, lp_massif_desc(m) ? lp_massif_desc(m) : "(none)");
-    fprintf(out, "</dd>\n<dt>snapshots</dt><dd>%zu</dd>\n", lp_massif_count(m));
+    header(out, name, lp_massif_cmd(m), lp_massif_desc(m));
+    fprintf(out, "<dt>snapshots</dt><dd>%zu</dd>\n", lp_massif_count(m));
     if (peak >= 0)
         fprintf(out,
                 "<dt>peak</dt><dd>snapshot %ld: %s bytes (useful heap %s "
                 "bytes)</dd>\n",
-                peak, sep(lp_massif_snap_total(m, (size_t)peak), a, sizeof(a)),
-                sep(lp_massif_snap_heap(m, (size_t)peak), b, sizeof(b)));
+                peak, lp_html_sep(lp_massif_snap_total(m, (size_t)peak), a, sizeof(a)),
+                lp_html_sep(lp_massif_snap_heap(m, (size_t)peak), b, sizeof(b)));
     fputs("</dl>\n<h2>Heap over time</h2>\n", out);
     chart(out, m, peak);
     fputs("<div id=\"chart-detail\">Point at a snapshot for its figures; "
           "the red one is the peak.</div>\n", out);
-    if (lp_massif_snap_tree(m, (size_t)s)) {
+    if (sites) {
+        sites_sections(out, sites, name);
+    } else if (lp_massif_snap_tree(m, (size_t)s)) {
         fprintf(out, "<h2>Flame graph of snapshot %ld%s</h2>\n<p>Click a "
                 "frame to zoom, Search (top right) highlights functions by "
                 "regular expression.</p>\n",
@@ -292,4 +322,10 @@ int lp_html_report(FILE *out, const struct lp_massif *m, const char *name,
     fputs(tail_script, out);
     fputs("</body>\n</html>\n", out);
     return ferror(out) ? -EIO : 0;
+}
+
+int lp_html_report(FILE *out, const struct lp_massif *m, const char *name,
+                   long snap, char *err, size_t errlen)
+{
+    return lp_html_report_sites(out, m, name, snap, NULL, err, errlen);
 }

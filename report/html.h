@@ -24,4 +24,18 @@ struct lp_massif;
 int lp_html_report(FILE *out, const struct lp_massif *m, const char *name,
                    long snap, char *err, size_t errlen);
 
+/*
+ * The same with allocation sites (sites.h; NULL: as lp_html_report): the
+ * heap chart (when m is not NULL), then flame graphs by cost with a
+ * selector, the leak table by kind with stacks and ages, and the
+ * heaptrack-style top tables (html_sites.h) instead of the massif tree's
+ * flame graph and table. m == NULL: a page of the sites alone (leakprint
+ * --html of a pprof file).
+ */
+struct lp_sites;
+int lp_html_report_sites(FILE *out, const struct lp_massif *m,
+                         const char *name, long snap,
+                         const struct lp_sites *sites, char *err,
+                         size_t errlen);
+
 #endif /* LP_REPORT_HTML_H */

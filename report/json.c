@@ -217,6 +217,10 @@ static int write_record(FILE *out, const struct lp_loss_record *r, size_t i,
             i + 1, n, lp_json_kind_text(r->kind), lp_supp_kind_word(r->kind),
             r->bytes + r->indirect_bytes, r->bytes, r->indirect_bytes,
             r->blocks, r->indirect_blocks);
+    /* Ages in massif's byte time (bytes allocated+freed since start). */
+    fprintf(out, "     \"oldest_block_time\": %" PRIu64
+                 ", \"newest_block_time\": %" PRIu64 ",\n",
+            r->first_time, r->last_time);
     fprintf(out, "     \"suppressed\": %s, \"suppression\": ",
             suppressed ? "true" : "false");
     if (!suppressed)
@@ -278,6 +282,9 @@ int lp_leaks_json_supp(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     if (o->sample_bytes)
         fprintf(out, "  \"sample_bytes\": %" PRIu64 ", \"estimates\": true,\n",
                 o->sample_bytes);
+    if (o->live && o->live_since)
+        fprintf(out, "  \"allocated_after_time\": %" PRIu64 ",\n",
+                o->live_since_time);
     fprintf(out,
             "  \"heap_summary\": {\"in_use_bytes\": %" PRIu64
             ", \"in_use_blocks\": %" PRIu64 ", \"allocs\": %" PRIu64

@@ -444,6 +444,19 @@ static void live_header(struct lp_line_writer *w, const struct lp_leak_opts *o)
          (unsigned)(o->live_ms % 1000 / 10),
          o->live_massif ? "heap profile " : "no heap profile",
          o->live_massif ? o->live_massif : "");
+    if (o->live_since) {
+        char t[32];
+
+        /* The byte time runs with massif= only. */
+        if (o->live_since_time)
+            lp_line(w, "Only blocks allocated since live leak check %u "
+                       "(time %s B) and still live",
+                    o->live_since_seq,
+                    lp_commify(o->live_since_time, t, sizeof(t)));
+        else
+            lp_line(w, "Only blocks allocated since live leak check %u and "
+                       "still live", o->live_since_seq);
+    }
 }
 
 int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,

@@ -54,6 +54,9 @@ struct lp_loss_record {
                                 indirectly lost through these blocks */
     uint64_t indirect_blocks;
     int supp;                /* -1, or the suppression entry that matched */
+    /* Ages: massif's byte time (bytes allocated+freed since start) at
+     * which the oldest and the newest block were allocated; 0 unknown. */
+    uint64_t first_time, last_time;
     /* Live reports ("increased"/"changed"): the same record's numbers at
      * the previous search; all zero the first time. */
     uint64_t old_bytes, old_blocks, old_indirect_bytes;
@@ -124,6 +127,12 @@ struct lp_leak_opts {
     uint64_t live_ms;        /* milliseconds since the process started */
     const char *live_massif; /* the heap profile written on this signal,
                                 NULL when none is written (massif=0) */
+    /* live_since=last: the records hold only the blocks allocated after
+     * the previous signal's report (byte time live_since_time); a second
+     * header line says so. */
+    bool live_since;
+    unsigned live_since_seq; /* the previous report's signal number */
+    uint64_t live_since_time;
 };
 
 /* Memcheck's defaults (full, definite+possible shown and errors, depth

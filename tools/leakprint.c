@@ -13,7 +13,10 @@
 #include "report/massif.h"
 #include "tools/diff.h"
 #include "report/flame.h"
+#include "report/flame_sites.h"
 #include "report/html.h"
+#include "report/html_sites.h"
+#include "report/pprof_read.h"
 #include "tools/msprint.h"
 
 #ifndef LP_VERSION
@@ -26,7 +29,8 @@ static const char usage_text[] =
     "usage: leakprint [options] massif-out-file\n"
     "       leakprint --diff [options] A[:N] B[:M]\n"
     "       leakprint --flamegraph=folded|svg [--snapshot=N] massif-out-file\n"
-    "       leakprint --html [--snapshot=N] massif-out-file > report.html\n"
+    "       leakprint --flamegraph=folded|svg [--cost=COST] profile.pb.gz\n"
+    "       leakprint --html [--snapshot=N] [massif-out-file] [profile.pb.gz]\n"
     "       leakprint --check massif-out-file...\n"
     "\n"
     "  Prints massif-out-file exactly as Valgrind's ms_print does.\n"
@@ -45,8 +49,16 @@ static const char usage_text[] =
     "    --flamegraph=<fmt>    folded: collapsed stacks for flamegraph.pl,\n"
     "                          inferno or speedscope; svg: an interactive\n"
     "                          flame graph (search, click to zoom)\n"
+    "    --cost=<cost>         with a pprof file (pprof=): what the flame\n"
+    "                          graph weighs: peak (live at the peak), exit\n"
+    "                          (live at exit), leaked, calls (allocation\n"
+    "                          calls), allocated (bytes allocated), temp\n"
+    "                          (temporary allocations) [peak, else the first\n"
+    "                          the file has]; a massif file has peak only\n"
     "    --html                one self-contained HTML page: heap over time,\n"
-    "                          flame graph and top consumers of a snapshot\n"
+    "                          flame graph and top consumers of a snapshot;\n"
+    "                          with a pprof file (alone or after the massif\n"
+    "                          file) flame graphs by cost and top tables\n"
     "    --snapshot=<n|last|peak>  the snapshot for --flamegraph and --html\n"
     "                          [the peak, else the last detailed one], or for\n"
     "                          both files of --diff when not named as FILE:N\n"
@@ -199,26 +211,110 @@ static int run_check(int argc, char **argv)
     return finish(bad);
 }
 
-/* --html: the self-contained HTML report on stdout. */
-static int run_html(const char *path, long snap, bool snap_given)
-{
-    struct lp_massif *m = load(path);
-    char err[256];
-    int rc;
+static bool load_sites(const char *path, struct lp_sites *sites);
 
-    if (m == NULL)
+/* --html: the self-contained HTML report on stdout, of a massif file,
+ * a pprof file, or both (the chart from one, the sites from the other). */
+static int run_html(const char *const *files, int nfiles, long snap,
+                    bool snap_given)
+{
+    const char *path = NULL, *pprof = NULL;
+    struct lp_massif *m = NULL;
+    struct lp_sites sites;
+    char err[256];
+    int rc, i;
+
+    for (i = 0; i < nfiles; i++) {
+        if (lp_pprof_sniff(files[i]) && !pprof)
+            pprof = files[i];
+        else if (!path)
+            path = files[i];
+        else
+            return usage("--html takes one massif file and one pprof file");
+    }
+    if (pprof && !load_sites(pprof, &sites))
+        return finish(1);
+    if (!path) {
+        rc = lp_html_report_sites(stdout, NULL, pprof, -1, &sites, err,
+                                  sizeof(err));
+        lp_sites_release(&sites);
+        return finish(rc ? 1 : 0);
+    }
+    m = load(path);
+    if (m == NULL) {
+        if (pprof)
+            lp_sites_release(&sites);
         return 1;
+    }
     if (snap_given && snap < 0 &&
         (snap = lp_diff_pick(m, path, snap, err, sizeof(err))) < 0) {
         fprintf(stderr, "leakprint: %s\n", err);
         lp_massif_free(m);
+        if (pprof)
+            lp_sites_release(&sites);
         return finish(1);
     }
-    rc = lp_html_report(stdout, m, path, snap, err, sizeof(err));
+    rc = lp_html_report_sites(stdout, m, path, snap, pprof ? &sites : NULL,
+                              err, sizeof(err));
     if (rc)
         fprintf(stderr, "leakprint: %s\n",
                 rc == -ENOMEM ? "out of memory" : rc == -EIO ? "write error" : err);
     lp_massif_free(m);
+    if (pprof)
+        lp_sites_release(&sites);
+    return finish(rc ? 1 : 0);
+}
+
+/* A pprof file (pprof=, Go, gperftools via pprof) as sites, or NULL
+ * after a message. */
+static bool load_sites(const char *path, struct lp_sites *sites)
+{
+    char err[512];
+
+    if (lp_pprof_read_sites(path, sites, err, sizeof(err)) != 0) {
+        fprintf(stderr, "leakprint: %s\n", err);
+        return false;
+    }
+    return true;
+}
+
+/* --flamegraph of a pprof file, weighed by cost (-1: the default). */
+static int run_flame_sites(const char *path, const char *fmt, int cost)
+{
+    struct lp_sites sites;
+    struct lp_flame *f;
+    char title[1024], a[32];
+    int rc, c;
+
+    if (!load_sites(path, &sites))
+        return finish(1);
+    for (c = 0; cost < 0 && c < LP_COST_COUNT; c++)
+        if (sites.has & LP_COST_BIT(c))
+            cost = c;
+    if (cost < 0 || !(sites.has & LP_COST_BIT(cost))) {
+        fprintf(stderr, "leakprint: %s: no %s figures in this profile\n",
+                path, cost < 0 ? "cost" : lp_cost_key[cost]);
+        lp_sites_release(&sites);
+        return finish(1);
+    }
+    f = lp_flame_of_sites(&sites, (enum lp_cost)cost);
+    if (!f) {
+        fprintf(stderr, "leakprint: out of memory\n");
+        lp_sites_release(&sites);
+        return finish(1);
+    }
+    if (strcmp(fmt, "svg") == 0) {
+        snprintf(title, sizeof(title), "Flame graph of %s: %s (%s %s)",
+                 lp_cost_title[cost], path,
+                 lp_html_sep(lp_flame_total(f), a, sizeof(a)),
+                 lp_cost_unit[cost]);
+        rc = lp_flame_write_svg(stdout, f, title, lp_cost_unit[cost], true,
+                                0.1);
+    } else {
+        rc = lp_flame_write_folded(stdout, f);
+    }
+    lp_flame_free(f);
+    lp_sites_release(&sites);
     return finish(rc ? 1 : 0);
 }
 
@@ -259,6 +355,7 @@ int main(int argc, char **argv)
     int nfiles = 0, rc;
     bool diff = false, check = false, snap_given = false, html = false;
     long snap = -1;
+    int cost = -1;
     struct lp_massif *m;
     char err[512];
 
@@ -297,6 +394,11 @@ int main(int argc, char **argv)
             flame = a + 13;
             if (strcmp(flame, "folded") && strcmp(flame, "svg"))
                 return usage("--flamegraph wants 'folded' or 'svg'");
+        } else if (!strncmp(a, "--cost=", 7)) {
+            cost = lp_cost_find(a + 7);
+            if (cost < 0)
+                return usage("--cost wants peak, exit, leaked, calls, "
+                             "allocated or temp");
         } else if (!strncmp(a, "--snapshot=", 11)) {
             if (!parse_snap(a + 11, &snap))
                 return usage("--snapshot wants a snapshot index, 'last' "
@@ -321,10 +423,26 @@ int main(int argc, char **argv)
     }
     if (nfiles == 0)
         return usage("no massif-out-file given");
+    if (cost >= 0 && flame == NULL)
+        return usage("--cost only goes with --flamegraph");
     if (html) {
         if (flame != NULL)
             return usage("--html and --flamegraph are separate outputs");
-        return run_html(files[0], snap, snap_given);
+        if (nfiles > 2)
+            return usage("--html takes one massif file and one pprof file");
+        return run_html(files, nfiles, snap, snap_given);
+    }
+    if (flame != NULL && lp_pprof_sniff(files[0])) {
+        if (snap_given)
+            return usage("--snapshot needs a massif file; a pprof file "
+                         "has one moment");
+        return run_flame_sites(files[0], flame, cost);
+    }
+    if (flame != NULL && cost >= 0 && cost != LP_COST_PEAK) {
+        fprintf(stderr, "leakprint: %s: a massif file holds live bytes "
+                "only (--cost=peak); --cost=%s needs a pprof file "
+                "(pprof=)\n", files[0], lp_cost_key[cost]);
+        return finish(1);
     }
     if (flame != NULL)
         return run_flame(files[0], flame, snap, snap_given);

@@ -34,7 +34,7 @@ n=$(grep -o '<svg' slow.dom | wc -l)
 check "browser: two SVG figures at least (chart, flame graph)" '[ "$n" -ge 2 ]' "found $n"
 check "browser: the chart marks the peak" 'grep -q "data-peak=\"1\"" slow.dom'
 check "browser: scripts ran (data-js-ok on body and flame graph)" \
-    'grep -q "<body data-js-ok=\"1\"" slow.dom && grep -q "class=\"flamegraph\"[^>]*data-js-ok=\"1\"" slow.dom' \
+    'grep -q "<body[^>]*data-js-ok=\"1\"" slow.dom && grep -q "class=\"flamegraph\"[^>]*data-js-ok=\"1\"" slow.dom' \
     "$(grep -o 'data-js-[a-z]*="[^"]*"' slow.dom | head -5)"
 check "browser: no JavaScript error" \
     '! grep -q "data-js-error=\"" slow.dom && grep -q "<div id=\"js-errors\" hidden=\"\"></div>" slow.dom' \
@@ -46,6 +46,49 @@ check "browser: a script error is caught and shown in the page" \
     'grep -q "data-js-error=\"[^\"]*undefinedFunctionForTheTest" broken.dom' "$(grep -o 'data-js-[a-z]*="[^"]*"' broken.dom | head -3)"
 browse --window-size=1280,1000 --screenshot="$SHOTS/slow-report.png" "file://$WORK/slow.html" >/dev/null
 check "screenshot of the HTML report kept" '[ -s "$SHOTS/slow-report.png" ]' "$(ls "$SHOTS")"
+
+# The per-site sections: the tables, the leak table and the cost
+# selector are in the rendered DOM; switching the selector shows one flame
+# graph at a time, with no JavaScript error.
+check "browser: leak table and five top tables rendered" \
+    'grep -q "<table id=\"leaks\">" slow.dom && [ "$(grep -o "<table class=\"top\" data-cost=\"[a-z]*\"" slow.dom | wc -l)" = 5 ]' \
+    "$(grep -o '<table[^>]*>' slow.dom)"
+check "browser: cost selector with six costs, peak shown first" \
+    '[ "$(grep -o "<option value=\"[a-z]*\"" slow.dom | wc -l)" = 6 ] && grep -q "data-flame-cost=\"peak\"" slow.dom' \
+    "$(grep -o '<option[^>]*>\|data-flame-cost="[^"]*"' slow.dom)"
+cat > select.js <<'JS'
+<script>
+(function () {
+  var sel = document.getElementById('flame-cost'), out = [];
+  ['temp', 'calls', 'leaked'].forEach(function (k) {
+    sel.value = k;
+    sel.dispatchEvent(new Event('change'));
+    var shown = [].filter.call(document.querySelectorAll('div.flame'), function (d) { return !d.hidden; });
+    out.push(k + '=' + shown.length + ':' + shown[0].getAttribute('data-cost') + ':' +
+             shown[0].querySelector('svg').getAttribute('data-total'));
+  });
+  document.body.setAttribute('data-select-test', out.join(' '));
+})();
+</script>
+JS
+sed -e '/<\/body>/{r select.js' -e 'd}' slow.html > select.html
+echo '</body></html>' >> select.html
+browse --dump-dom "file://$WORK/select.html" > select.dom
+st=$(sed -n 's/.*data-select-test="\([^"]*\)".*/\1/p' select.dom | head -1)
+check "browser: the selector shows exactly the chosen graph (calls: 5,000+ allocations, leaked: 20,480,000 bytes)" \
+    'case "$st" in "temp=1:temp:"*" calls=1:calls:"500[0-9]*" leaked=1:leaked:20480000") true ;; *) false ;; esac' "got '$st'"
+check "browser: no JavaScript error while switching costs" \
+    '! grep -q "data-js-error=\"" select.dom && grep -q "<body[^>]*data-js-ok=\"1\"" select.dom' "$(grep -o 'data-js-error="[^"]*"' select.dom)"
+browse --window-size=1280,2400 --screenshot="$SHOTS/slow-report-full.png" "file://$WORK/slow.html" >/dev/null
+check "screenshot of the whole report kept (tables)" '[ -s "$SHOTS/slow-report-full.png" ]'
+
+# leakprint --html of a pprof file renders too.
+same_as_native "site_costs with pprof=" "pprof=sc.pb.gz:massif=sc.massif" "$SAMPLES/site_costs"
+"$LEAKPRINT" --html sc.massif sc.pb.gz > sc.html
+browse --dump-dom "file://$WORK/sc.html" > sc.dom
+check "browser: leakprint --html MASSIF PPROF renders, scripts ran, temp_user in the tables" \
+    'grep -q "<body[^>]*data-js-ok=\"1\"" sc.dom && grep -q "temp_user" sc.dom && ! grep -q "data-js-error=\"" sc.dom' "$(grep -o 'data-js-[a-z]*="[^"]*"' sc.dom | head -3)"
+browse --window-size=1280,2400 --screenshot="$SHOTS/site-costs-report.png" "file://$WORK/sc.html" >/dev/null
 
 # The standalone SVG: ?s= searches at load, and the script reports the
 # matched share (leaky_function holds all but stdio's 4,096 bytes).
@@ -65,7 +108,7 @@ check "screenshot of the searched flame graph kept" '[ -s "$SHOTS/slow-flame.png
 "$LEAKPRINT" --html "$TOP/tests/fixtures/massif/sqlite3-insert.massif.out" > sq.html
 browse --dump-dom "file://$WORK/sq.html" > sq.dom
 check "browser: leakprint --html of sqlite3 renders, scripts ran" \
-    'grep -q "<body data-js-ok=\"1\"" sq.dom && grep -q sqlite3Malloc sq.dom && [ "$(grep -o "<svg" sq.dom | wc -l)" -ge 2 ]' "$(grep -o 'data-js-[a-z]*="[^"]*"' sq.dom | head -3)"
+    'grep -q "<body[^>]*data-js-ok=\"1\"" sq.dom && grep -q sqlite3Malloc sq.dom && [ "$(grep -o "<svg" sq.dom | wc -l)" -ge 2 ]' "$(grep -o 'data-js-[a-z]*="[^"]*"' sq.dom | head -3)"
 browse --window-size=1280,1400 --screenshot="$SHOTS/sqlite3-report.png" "file://$WORK/sq.html" >/dev/null
 check "screenshot of leakprint --html kept" '[ -s "$SHOTS/sqlite3-report.png" ]'
 

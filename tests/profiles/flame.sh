@@ -36,3 +36,41 @@ check "svg: no external reference" '! grep -Eq "(href|src)=\"(https?:)?//" p1.sv
 if command -v python3 >/dev/null; then
     check "svg: well-formed XML" "python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' p1.svg"
 fi
+
+# --cost: a pprof file (pprof=) carries every cost; site_costs has a known
+# answer for each. A massif file carries live bytes only.
+same_as_native "site_costs with pprof=" "pprof=sc.pb.gz:massif=sc.massif" "$SAMPLES/site_costs"
+M='_start;__libc_start_main[^;]*;__libc_start_call_main;main'
+cost() { "$LEAKPRINT" --flamegraph=folded ${1:+--cost=$1} sc.pb.gz; }
+check "pprof input, default cost peak: peak_phase 1000000 only" \
+    '[ "$(cost | grep -Ec "^$M;peak_phase 1000000$")" = 1 ] && [ "$(cost | wc -l)" = 1 ]' "$(cost)"
+check "--cost=temp: temp_user 1000, interleaved;alloc_b 1000, no alloc_a" \
+    'cost temp | grep -Eq "^$M;temp_user 1000$" && cost temp | grep -Eq "^$M;interleaved;alloc_b 1000$" && ! cost temp | grep -q alloc_a' "$(cost temp)"
+check "--cost=calls: alloc_a and alloc_b 1000 each, leak_some 10" \
+    'cost calls | grep -Eq ";alloc_a 1000$" && cost calls | grep -Eq ";alloc_b 1000$" && cost calls | grep -Eq ";leak_some 10$"' "$(cost calls)"
+check "--cost=allocated: peak_phase 1000000, temp_user 100000" \
+    'cost allocated | grep -Eq ";peak_phase 1000000$" && cost allocated | grep -Eq ";temp_user 100000$"' "$(cost allocated)"
+check "--cost=leaked: leak_some 10000 only" '[ "$(cost leaked)" != "" ] && [ "$(cost leaked | grep -v ";leak_some 10000$" | wc -l)" = 0 ]' "$(cost leaked)"
+check "--cost=exit: leak_some 10000 (the stdio buffer was freed)" 'cost exit | grep -Eq ";leak_some 10000$"' "$(cost exit)"
+check "allocator frames dropped (drop_frames): no malloc leaf" '! cost calls | grep -q ";malloc "' "$(cost calls | head -3)"
+"$LEAKPRINT" --flamegraph=svg --cost=temp sc.pb.gz > temp.svg
+check "--cost=temp svg: unit calls in titles" \
+    'grep -q "<title>temp_user (1,000 calls, [0-9.]*%)</title>" temp.svg && grep -q "data-unit=\"calls\"" temp.svg' "$(grep -o '<title>[^<]*' temp.svg | head -4)"
+"$LEAKPRINT" --flamegraph=folded --cost=temp sc.massif > /dev/null 2> err; rc=$?
+check "--cost=temp on a massif file: exit 1, says a pprof file is needed" \
+    '[ $rc = 1 ] && grep -q "needs a pprof file" err' "rc=$rc $(cat err)"
+"$LEAKPRINT" --cost=temp sc.massif > /dev/null 2> err; rc=$?
+check "--cost without --flamegraph: usage error" '[ $rc = 2 ]' "rc=$rc"
+printf '\037\213garbage' > bad.pb.gz
+"$LEAKPRINT" --flamegraph=folded bad.pb.gz > /dev/null 2> err; rc=$?
+check "a broken pprof file: one line naming it, exit 1" '[ $rc = 1 ] && [ "$(wc -l < err)" = 1 ] && grep -q "bad.pb.gz" err' "rc=$rc $(cat err)"
+head -c 300 sc.pb.gz > cut.pb.gz
+"$LEAKPRINT" --flamegraph=folded cut.pb.gz > /dev/null 2> err; rc=$?
+check "a truncated pprof file: exit 1, no crash" '[ $rc = 1 ]' "rc=$rc $(cat err)"
+if have_go; then
+    # A profile written by Go's own encoder (compressed gzip) reads too.
+    gopprof -proto -output=go.pb.gz sc.pb.gz >/dev/null
+    "$LEAKPRINT" --flamegraph=folded --cost=temp go.pb.gz > go.folded 2> err; rc=$?
+    check "a profile re-encoded by go tool pprof (-proto) reads the same" \
+        '[ $rc = 0 ] && grep -Eq ";temp_user 1000$" go.folded' "rc=$rc $(cat err; head -3 go.folded)"
+fi

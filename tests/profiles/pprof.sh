@@ -36,10 +36,11 @@ check "alloc_space: 20480000B at leaky_function" \
     'printf "%s\n" "$top" | grep -Eq "^ *20480000B .* leaky_function$"' "$top"
 
 raw=$(gopprof -raw slow.pb.gz)
-check "-raw lists the four sample types in order, inuse_space default" \
-    'printf "%s\n" "$raw" | grep -q "^alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes\[dflt\]$"' "$(printf '%s\n' "$raw" | head -8)"
-check "-raw: the 5000-block sample" \
-    'printf "%s\n" "$raw" | grep -Eq "^ +5000 +20480000 +5000 +20480000: "' "$(printf '%s\n' "$raw" | sed -n '/^Samples/,/^Locations/p' | head -20)"
+check "-raw lists the four standard sample types first, then ours, inuse_space default" \
+    'printf "%s\n" "$raw" | grep -q "^alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes\[dflt\] temp_objects/count peak_space/bytes leaked_objects/count leaked_space/bytes$"' "$(printf '%s\n' "$raw" | head -8)"
+# massif=0 here: no peak; the 5,000 blocks are definitely lost.
+check "-raw: the 5000-block sample (no temporaries, leaked 5000 blocks)" \
+    'printf "%s\n" "$raw" | grep -Eq "^ +5000 +20480000 +5000 +20480000 +0 +0 +5000 +20480000: "' "$(printf '%s\n' "$raw" | sed -n '/^Samples/,/^Locations/p' | head -20)"
 check "-raw: locations carry function, file and line" \
     'printf "%s\n" "$raw" | grep -Eq "leaky_function slow_app.c:20 " && printf "%s\n" "$raw" | grep -Eq "main slow_app.c:50 "' "$(printf '%s\n' "$raw" | sed -n '/^Locations/,$p' | head -20)"
 check "-raw: the allocator frame stays in the file (malloc, our hook)" \
@@ -53,6 +54,32 @@ check "libc's mapping has a build-id too" \
 # internals in glibc are inlined into their callers).
 check "-raw: an inlined frame is a second line of a location" \
     'printf "%s\n" "$raw" | sed -n "/^Locations/,/^Mappings/p" | grep -Eq "^ {10,}[^ ]+ [^ ]+:[0-9]+ s=0$"' "$(printf '%s\n' "$raw" | sed -n '/^Locations/,/^Mappings/p' | head -20)"
+
+top=$(gopprof -sample_index=leaked_space -unit=B -top slow.pb.gz)
+check "leaked_space: 20480000B at leaky_function" \
+    'printf "%s\n" "$top" | grep -Eq "^ *20480000B +100% .* leaky_function$"' "$top"
+
+# Our sample types on a program with a known answer for each.
+same_as_native "site_costs with pprof= and massif" "pprof=sc.pb.gz:massif=sc.massif" "$SAMPLES/site_costs"
+top=$(gopprof -sample_index=temp_objects -top sc.pb.gz)
+check "temp_objects: 1000 at temp_user (malloc then free)" \
+    'printf "%s\n" "$top" | grep -Eq "^ *1000 .* temp_user$"' "$top"
+check "temp_objects: 1000 at alloc_b (freed after a's free, no alloc between)" \
+    'printf "%s\n" "$top" | grep -Eq "^ *1000 .* alloc_b$"' "$top"
+check "temp_objects: none at alloc_a (b was allocated before a's free)" \
+    '! printf "%s\n" "$top" | grep -Eq "^ *[1-9][0-9]* .* alloc_a$"' "$top"
+top=$(gopprof -sample_index=peak_space -unit=B -top sc.pb.gz)
+check "peak_space: 1000000B at peak_phase (all freed by exit)" \
+    'printf "%s\n" "$top" | grep -Eq "^ *1000000B .* peak_phase$"' "$top"
+top=$(gopprof -sample_index=inuse_space -unit=B -top sc.pb.gz)
+check "inuse_space: nothing at peak_phase at exit" \
+    '! printf "%s\n" "$top" | grep -Eq " peak_phase$"' "$top"
+top=$(gopprof -sample_index=leaked_objects -top sc.pb.gz)
+check "leaked_objects: 10 at leak_some" \
+    'printf "%s\n" "$top" | grep -Eq "^ *10 .* leak_some$"' "$top"
+top=$(gopprof -sample_index=leaked_space -unit=B -top sc.pb.gz)
+check "leaked_space: 10000B at leak_some, nothing else" \
+    'printf "%s\n" "$top" | grep -Eq "^ *10000B +100% .* leak_some$"' "$top"
 
 # Sampling: one allocation per 65,536 bytes; the estimate is scaled back.
 same_as_native "slow_app with sample_bytes=65536" "pprof=sampled.pb.gz:sample_bytes=65536" "$SAMPLES/slow_app"
