@@ -24,7 +24,7 @@ endif
 PRELOAD_CFLAGS := -fvisibility=hidden -ftls-model=initial-exec
 LIBS := -lunwind -ldw -lelf -lpthread -ldl -lm
 # libleakprof.so loads libdw (and libelf) itself when it first symbolizes
-# (preload/libdw_lazy.c): no TLS module of theirs at startup, so threads'
+# (preload/life/libdw_lazy.c): no TLS module of theirs at startup, so threads'
 # DTV blocks have Memcheck's size. libunwind.a is not PIC: stays shared.
 PRELOAD_LIBS := -lunwind -lpthread -ldl -lm
 
@@ -37,7 +37,7 @@ Q := @
 endif
 
 REPORT_SRC  := $(wildcard report/*.c)
-PRELOAD_SRC := $(wildcard preload/*.c)
+PRELOAD_SRC := $(wildcard preload/*/*.c)
 LAUNCHER_SRC := tools/leakprof.c $(wildcard tools/cli_*.c)
 LEAKPRINT_SRC := $(filter-out $(LAUNCHER_SRC),$(wildcard tools/*.c))
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
@@ -53,7 +53,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(O)/test/%)
 UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
 SAMPLE_BIN  := $(SAMPLES_C:samples/%.c=$(O)/samples/%) $(SAMPLES_CXX:samples/%.cpp=$(O)/samples/%)
 # Preload objects a unit test may link: everything but the libc symbols.
-PRELOAD_TESTABLE := $(filter-out $(O)/preload/hooks.o $(O)/preload/main.o $(O)/preload/process.o $(O)/preload/cxx.o $(O)/preload/libdw_lazy.o,$(PRELOAD_OBJ))
+PRELOAD_TESTABLE := $(filter-out $(O)/preload/hot/hooks.o $(O)/preload/life/main.o $(O)/preload/life/process.o $(O)/preload/hot/cxx.o $(O)/preload/life/libdw_lazy.o,$(PRELOAD_OBJ))
 
 .PHONY: all deps test unit e2e demo bench asan install uninstall clean check-hotpath report-tests
 all: $(O)/libleakprof.so $(O)/leakprint $(O)/leakprof $(SAMPLE_BIN)
@@ -90,7 +90,7 @@ $(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LIBS) -lz $(LDSAN)
 
 # The launcher validates options with the library's own parser.
-$(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/config.o $(O)/libreport.a
+$(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/life/config.o $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LDSAN)
 
 # Objects that print the version.

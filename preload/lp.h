@@ -14,7 +14,7 @@
 #define LP_NOINLINE __attribute__((noinline))
 #define LP_COLD __attribute__((cold, noinline))
 #define LP_EXPORT __attribute__((visibility("default")))
-/* No __thread here: per-thread state lives in preload/tcb_slot.h. */
+/* No __thread here: per-thread state lives in preload/hot/tcb_slot.h. */
 #define LP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Relaxed/acquire/release atomics: the only spelling used in preload/. */
@@ -40,7 +40,7 @@
 
 /*
  * Counters that only the program's threads update. Until the program has a
- * second thread (threads.c sets lp_threaded before creating it), no other
+ * second thread (thread_registry.c sets lp_threaded before creating it), no other
  * thread can update them, so a relaxed load and store replace the locked
  * read-modify-write: on x86 that is a plain add instead of a lock-prefixed
  * one, on every allocation of a single-threaded program. Readers (the

@@ -9,7 +9,7 @@
  * temporary allocations), its leaks by kind and the age of its oldest and
  * newest leaked block.
  *
- * Filled by libleakprof.so from its stack table (preload/sites.c) or by
+ * Filled by libleakprof.so from its stack table (preload/massif/sites.c) or by
  * leakprint from a pprof file (report/pprof_read.c). Frame names are
  * interned: a million stacks of thirty frames share a few thousand
  * strings. A cost the source does not know is marked absent (has), so

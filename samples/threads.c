@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * threads.c - leaks and threads, the cases where thread liveness changes
+ * thread_registry.c - leaks and threads, the cases where thread liveness changes
  * the verdict:
  *  - a joined thread returns a malloc'd block that main drops: definitely
  *    lost (the dead thread's cached stack is no root);

@@ -5,21 +5,24 @@
 # no <stdio.h>; and the library exports exactly what exports.map lists.
 O=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
-hot="hooks track table stack stack_count unwind cfi arena real guard cxx freed massif_count sched sample"
+# Every file of preload/hot/, and massif's schedule (asked under the
+# snapshot lock from the allocation path).
+hot="$(ls preload/hot/*.c) preload/massif/schedule.c"
 banned='^(malloc|calloc|realloc|free|strdup|strndup|printf|fprintf|sprintf|snprintf|vsnprintf|puts|fputs|fwrite|fopen|fdopen|fflush|exit|abort|__printf_chk|__fprintf_chk|__snprintf_chk|__sprintf_chk)$'
 status=0
-for m in $hot; do
-    obj=$O/preload/$m.o
+for src in $hot; do
+    m=$(basename "$src" .c)
+    obj=$O/${src%.c}.o
     [ -f "$obj" ] || { echo "check-hotpath: missing $obj"; status=1; continue; }
     bad=$(nm -u "$obj" | awk '{print $2}' | sed 's/@.*//' | grep -E "$banned")
     # The C++ operators and realloc(NULL, n) allocate through our own
     # malloc hook on purpose.
     [ "$m" = cxx ] || [ "$m" = hooks ] && bad=$(echo "$bad" | grep -v -x -E 'malloc|posix_memalign')
     if [ -n "$bad" ]; then
-        echo "check-hotpath: preload/$m.c calls $(echo $bad)"; status=1
+        echo "check-hotpath: $src calls $(echo $bad)"; status=1
     fi
-    if grep -q '#include <stdio.h>' "preload/$m.c"; then
-        echo "check-hotpath: preload/$m.c includes <stdio.h>"; status=1
+    if grep -q '#include <stdio.h>' "$src"; then
+        echo "check-hotpath: $src includes <stdio.h>"; status=1
     fi
 done
 # Every dynamic symbol we define must be one exports.map names.

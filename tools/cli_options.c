@@ -4,7 +4,7 @@
  *
  * Order of lookup for --name[=value]: the launcher's own options, then
  * Valgrind's spellings (an alias table onto our keys), then the option
- * table of preload/config.c with dashes for underscores, then the
+ * table of preload/life/config.c with dashes for underscores, then the
  * Valgrind options we knowingly do not implement ("not supported"), and
  * last a did-you-mean over every spelling we accept. A value is checked
  * by the same setter the library runs, on a scratch struct lp_config

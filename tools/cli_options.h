@@ -4,7 +4,7 @@
 /*
  * cli_options.h - the leakprof launcher's command line, read strictly.
  *
- * Every --key-with-dashes of preload/config.c's option table, Valgrind's
+ * Every --key-with-dashes of preload/life/config.c's option table, Valgrind's
  * spellings of the same things (--log-file, --num-callers,
  * --massif-out-file, -q, -s, -v, --tool=memcheck|massif, ...), and the
  * launcher's own (--help, --version, --snapshot PID). Each option is
@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "preload/config.h"
+#include "preload/life/config.h"
 
 struct lp_cli {
     char opts[8192];     /* key=value items for LEAKPROF_OPTIONS, ':' joined */

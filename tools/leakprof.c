@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/config.h"
+#include "preload/life/config.h"
 #include "tools/cli_options.h"
 
 static int find_library(const char *argv0, char *out, size_t n)

@@ -6,7 +6,7 @@
 # different fingerprints, located at src/util/list.c relative to
 # %SRCROOT% = file://.../samples/sarif/, with no frame of ours anywhere.
 # A C++ program built in a nested temporary tree checks the same for
-# operator new[] (preload/cxx.c). Each program's stdout and exit status
+# operator new[] (preload/hot/cxx.c). Each program's stdout and exit status
 # under the library match its native run.
 . "$(dirname "$0")/_lib.sh"
 LIB=$OABS/libleakprof.so

@@ -32,7 +32,7 @@ run_case() {
 # The one known difference in threaded programs. glibc sizes the DTV that
 # pthread_create allocates for each thread by the number of loaded objects
 # with a TLS segment, 16 bytes each; libleakprof.so has none (its
-# per-thread state lives in the TCB, preload/tcb_slot.h) and loads libdw
+# per-thread state lives in the TCB, preload/hot/tcb_slot.h) and loads libdw
 # only when it symbolizes, but a dependency of ours with TLS loaded at
 # startup (libunwind) still makes each thread's DTV bigger than under
 # Memcheck. DTV_EXTRA is that difference, measured from the objects.

@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "preload/config.h"
+#include "preload/life/config.h"
 #include "report/leaks.h"
 
 static void test_config_defaults_match_the_design(void **state)

@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "preload/freed.h"
-#include "preload/tcb_slot.h"
+#include "preload/hot/freed.h"
+#include "preload/hot/tcb_slot.h"
 
 static int setup(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_sample.c - sample_bytes=N: the sampler's intervals, its per-block
- * probability, the estimator, and the free filter (preload/sample.h). */
+ * probability, the estimator, and the free filter (preload/hot/sample.h). */
 #include "tests/unit/lp_test.h"
 
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/sample.h"
+#include "preload/hot/sample.h"
 
 static void set_every(uint64_t n)
 {

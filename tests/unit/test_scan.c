@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "preload/scan.h"
+#include "preload/scan/classify.h"
 
 /* A fake heap: blocks are carved out of it at fixed word offsets. */
 #define HEAP_WORDS 512

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/scan_sort.h"
+#include "preload/scan/sort.h"
 
 static void fill(uintptr_t addr, struct lp_scan_block *out, void *arg)
 {

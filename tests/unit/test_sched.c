@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sched.c - preload/sched.c against snapshot lists that Valgrind
+ * test_sched.c - preload/massif/schedule.c against snapshot lists that Valgrind
  * 3.19's massif wrote for the same event streams (FORMATS.md 1.7).
  */
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/sched.h"
+#include "preload/massif/schedule.h"
 #include "tests/massif/sched_prog3.h"
 
 /* A replay of massif's event handling (what snapshot.c does on the hot

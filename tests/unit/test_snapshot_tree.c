@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/snapshot.h"
+#include "preload/hot/snapshot.h"
 #include "report/massif.h"
 
 /* "0xADDR: fADDR (t.c:ADDR)", or two labels (an inlined caller) for 0x77. */

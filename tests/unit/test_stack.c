@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "preload/arena.h"
-#include "preload/config.h"
-#include "preload/stack_count.h"
+#include "preload/hot/arena.h"
+#include "preload/life/config.h"
+#include "preload/hot/stack_count.h"
 
 static void test_stack_same_frames_give_the_same_id(void **state)
 {

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "preload/table.h"
+#include "preload/hot/table.h"
 
 static void count_cb(const struct lp_block *b, void *arg)
 {

@@ -18,8 +18,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "preload/cfi.h"
-#include "preload/unwind.h"
+#include "preload/hot/cfi.h"
+#include "preload/hot/stack_walk.h"
 
 #define MAXF 256
 
@@ -317,7 +317,7 @@ static void *thread_body(void *arg)
         pthread_attr_destroy(&a);
         lp_unwind_set_thread_stack((uintptr_t)addr, (uintptr_t)addr + size, NULL);
     } else {
-        /* (Linked in here, threads.c's pthread_create told us already.) */
+        /* (Linked in here, thread_registry.c's pthread_create told us already.) */
         lp_unwind_set_thread_stack(0, 0, NULL);
     }
     c->fallbacks = lp_unwind_fallback_count();

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* threads.c - allocations from threads (stacks end at clone) and main. */
+/* thread_registry.c - allocations from threads (stacks end at clone) and main. */
 #include <pthread.h>
 #include <stdlib.h>
 

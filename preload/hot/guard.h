@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_GUARD_H
+#define LP_PRELOAD_GUARD_H
+/*
+ * guard.h - per-thread re-entrancy guard and process lifecycle.
+ *
+ * A thread holding the guard is invisible to the profiler: its allocations
+ * go straight to the real allocator and are not tracked. Any code that
+ * takes a table or stack lock, unwinds, or calls report/ holds it first,
+ * which makes self-deadlock through our own hooks impossible.
+ *
+ * Context: HOT and SIGNAL; everything here is async-signal-safe.
+ */
+#include <errno.h>
+
+#include "preload/lp.h"
+#include "preload/hot/tcb_slot.h"
+
+enum lp_state { LP_STATE_BOOT = 0, LP_STATE_READY, LP_STATE_DONE };
+
+#define lp_guard_held (lp_self.guard_held) /* the per-thread guard */
+extern int lp_state;              /* enum lp_state, atomically accessed */
+/* Non-zero while this thread is inside code a signal handler of ours must
+ * not re-enter (the real allocator, fork): then the handler only records
+ * its request. */
+#define lp_in_libc (lp_self.in_libc)
+
+struct lp_guard {
+    int saved_errno;
+};
+
+/* Take the guard if this thread may track now. False when the thread
+ * already holds it (our own allocation) or the profiler is not READY. */
+static inline bool lp_guard_enter(struct lp_guard *g)
+{
+    if (lp_guard_held || lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return false;
+    lp_guard_held = true;
+    g->saved_errno = errno;
+    return true;
+}
+
+static inline void lp_guard_leave(const struct lp_guard *g)
+{
+    errno = g->saved_errno; /* unwinding must not leak errno to the host */
+    lp_guard_held = false;
+}
+
+/* COLD threads of our own (dumper, exit report) hold the guard for good. */
+static inline void lp_guard_hold_forever(void) { lp_guard_held = true; }
+
+#endif /* LP_PRELOAD_GUARD_H */

@@ -1,0 +1,629 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * massif_count.c - the hot half of massif: the running counters every
+ * tracked allocation and free moves, the "is a snapshot due?" test, and
+ * recording a snapshot when one is.
+ *
+ * Per event: the useful heap (sum of requested sizes), grow and shrink
+ * (requested + slop + 8 over the events that grew and that shrank the
+ * heap, so heap + extra = grow - shrink and massif's byte time is
+ * grow + shrink), and in the i unit an event count. A normal snapshot
+ * reads these running totals: O(1), whatever the number of stacks.
+ *
+ * Whether a request is due is two relaxed loads against values the
+ * schedule publishes (earliest_next for Normal, peak_limit for Peak);
+ * only then is the snapshot lock taken, the request re-checked and the
+ * snapshot recorded.
+ *
+ * A detailed (or peak) snapshot copies the (stack id, live bytes) pairs
+ * of the contexts that hold bytes. To make that walk proportional to the
+ * live contexts rather than to every stack ever seen, each allocation
+ * sets its stack's bit in a bitmap of maybe-live contexts (a load, and a
+ * store only when the bit was clear); the walk visits set bits only and
+ * clears the bits of contexts it finds empty. In a threaded program the
+ * allocation's lock-prefixed add to its stack counter and the walk's
+ * atomic clear are both full barriers, so a context that turns live
+ * while its bit is cleared is seen by one side or the other. The dumper
+ * thread's walk (a live dump in a single-threaded program, where the
+ * program's stores are plain) only reads the bitmap.
+ *
+ * Context: HOT (note*, before_shrink, the slow paths under the snapshot
+ * lock); BOOT (lp_snapshot_init); COLD (lock accessors for the writer).
+ * Memory: lp_arena for the bitmap; the raw trees and the scratch array
+ * (large, many, short-lived) from glibc's malloc through lp_real, which
+ * reuses freed memory where the arena would map fresh pages for each (it
+ * never reuses blocks above 64 KiB). Neither is a block of the program:
+ * not in the table, not counted, not a scan root.
+ */
+#include "preload/hot/snapshot.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include "preload/hot/arena.h"
+#include "preload/hot/massif_state.h"
+#include "preload/hot/real.h"
+#include "preload/hot/stack_count.h"
+#include "preload/hot/tcb_slot.h"
+
+#define MAX_SNAPS 1000
+#define LIVE_CHUNK_BITS 12 /* 4096 contexts per bitmap chunk */
+#define LIVE_CHUNK_WORDS ((1u << LIVE_CHUNK_BITS) / 64)
+#define LIVE_DIR_SIZE 4096 /* up to 16M contexts, then a full walk */
+
+static struct {
+    /* Written on every event (single-threaded), or on every flush of a
+     * thread's pending deltas: a cache line of their own, so that the
+     * fields every event reads are not pulled away by each write. */
+    uint64_t grow, shrink, heap;
+    uint64_t time; /* i unit only: events counted */
+    char pad0[32];
+    /* Read on every event, written only when a snapshot is taken. */
+    int64_t earliest_next;
+    uint64_t peak_limit;
+    bool enabled;
+    bool live_overflow; /* a context the bitmap missed: walk them all */
+    enum lp_time_unit unit;
+    uint64_t t0_ns;
+    char pad1[24];
+    /* Under lock. */
+    pthread_mutex_t lock;
+    struct lp_sched sched;
+    int64_t last_time;
+    struct lp_massif_raw_ent *scratch; /* scratch_cap entries */
+    size_t scratch_cap;
+    struct lp_sched_snap buf[MAX_SNAPS];
+} snap __attribute__((aligned(64))) = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/*
+ * A thread's pending deltas. In a threaded program every thread but
+ * those we did not see start counts its events here, with plain stores
+ * to memory only it writes, and adds them to the shared totals (four
+ * atomic adds) once they reach its quantum: a fraction of the distance to
+ * the next snapshot, between MIN_QUANTUM and MAX_QUANTUM bytes of time.
+ * Readers that want the exact figures (a snapshot, the file at exit) add
+ * every thread's pending deltas to the shared totals; a thread that is
+ * flushing may be counted twice for an instant, by at most a quantum.
+ * Records are never freed: a thread's record goes with its registry
+ * record to the next thread, pending deltas and all.
+ */
+#define MIN_QUANTUM 256
+#define MAX_QUANTUM 65536
+
+struct lp_massif_local {
+    uint64_t grow, shrink, time;
+    int64_t heap;
+    uint64_t quantum;
+    struct lp_massif_local *next; /* every record, push-only */
+    char pad[16];
+};
+
+static struct lp_massif_local *locals;
+
+/* Maybe-live contexts: bit id of chunk id >> LIVE_CHUNK_BITS. */
+static uint64_t *live_dir[LIVE_DIR_SIZE];
+
+bool lp_snapshot_active;
+
+/* ------------------------------------------------------------------ */
+/* Maybe-live bitmap                                                   */
+
+static LP_NOINLINE void mark_live_slow(uint32_t id)
+{
+    uint64_t *chunk = NULL, *expect = NULL;
+    uint32_t d = id >> LIVE_CHUNK_BITS;
+
+    if (d >= LIVE_DIR_SIZE ||
+        !(chunk = lp_arena_alloc(LIVE_CHUNK_WORDS * sizeof(uint64_t)))) {
+        lp_store_relaxed(&snap.live_overflow, true);
+        return;
+    }
+    if (!lp_cas(&live_dir[d], &expect, chunk)) {
+        lp_arena_free(chunk, LIVE_CHUNK_WORDS * sizeof(uint64_t));
+        chunk = expect;
+    }
+    __atomic_fetch_or(&chunk[(id & ((1u << LIVE_CHUNK_BITS) - 1)) >> 6],
+                      1ull << (id & 63), __ATOMIC_SEQ_CST);
+}
+
+/* After an allocation charged bytes to s: make sure its bit is set. */
+static inline void mark_live(const struct lp_stack *s)
+{
+    uint32_t id;
+    uint64_t *chunk, *w, bit;
+
+    if (!s)
+        return;
+    id = s->id;
+    chunk = lp_load_acquire(&live_dir[id >> LIVE_CHUNK_BITS & (LIVE_DIR_SIZE - 1)]);
+    if (LP_UNLIKELY(!chunk || (id >> LIVE_CHUNK_BITS) >= LIVE_DIR_SIZE)) {
+        mark_live_slow(id);
+        return;
+    }
+    w = &chunk[(id & ((1u << LIVE_CHUNK_BITS) - 1)) >> 6];
+    bit = 1ull << (id & 63);
+    if (LP_LIKELY(lp_load_relaxed(w) & bit))
+        return;
+    if (lp_load_relaxed(&lp_threaded))
+        __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+    else
+        lp_store_relaxed(w, lp_load_relaxed(w) | bit);
+}
+
+/* Live bytes of one allocation context: the stack table's counter. */
+static uint64_t ctx_bytes(uint32_t id)
+{
+    struct lp_stack *st = lp_stack_get(id);
+
+    return st ? lp_stack_live_bytes(st) : 0;
+}
+
+/* Append (id, bytes) to the scratch array (lock held). */
+static bool scratch_push(size_t *n, uint32_t id, uint64_t bytes)
+{
+    if (*n == snap.scratch_cap) {
+        size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
+        struct lp_massif_raw_ent *p =
+            lp_real.realloc(snap.scratch, cap * sizeof(*p));
+
+        if (!p)
+            return false;
+        snap.scratch = p;
+        snap.scratch_cap = cap;
+    }
+    snap.scratch[*n].id = id;
+    snap.scratch[*n].bytes = bytes;
+    (*n)++;
+    return true;
+}
+
+/* Collect the live contexts with ids 1..nstacks into the scratch array,
+ * ids ascending. may_clear: drop the bits of empty contexts. Returns the
+ * count, or -1 when the scratch array cannot grow. */
+static long collect_live(uint32_t nstacks, bool may_clear)
+{
+    bool threaded = lp_load_relaxed(&lp_threaded);
+    uint32_t d, nd = (nstacks >> LIVE_CHUNK_BITS) + 1, id;
+    size_t n = 0;
+
+    if (lp_load_relaxed(&snap.live_overflow)) {
+        for (id = 1; id <= nstacks; id++) {
+            uint64_t b = ctx_bytes(id);
+
+            if (b && !scratch_push(&n, id, b))
+                return -1;
+        }
+        return (long)n;
+    }
+    if (nd > LIVE_DIR_SIZE)
+        nd = LIVE_DIR_SIZE;
+    for (d = 0; d < nd; d++) {
+        uint64_t *chunk = lp_load_acquire(&live_dir[d]);
+        unsigned wi;
+
+        if (!chunk)
+            continue;
+        for (wi = 0; wi < LIVE_CHUNK_WORDS; wi++) {
+            uint64_t w = lp_load_relaxed(&chunk[wi]);
+
+            while (w) {
+                unsigned b = (unsigned)__builtin_ctzll(w);
+                uint64_t bit = 1ull << b, bytes;
+
+                w &= w - 1;
+                id = (d << LIVE_CHUNK_BITS) | (wi << 6) | b;
+                if (id == 0 || id > nstacks)
+                    continue;
+                bytes = ctx_bytes(id);
+                /* A site some thread still counts in its cache stays
+                 * (stack_count.h): its next event will not set the bit. */
+                if (!bytes && may_clear && threaded && lp_stack_local_holds(id))
+                    continue;
+                if (!bytes && may_clear) {
+                    if (threaded) {
+                        __atomic_fetch_and(&chunk[wi], ~bit, __ATOMIC_SEQ_CST);
+                        bytes = ctx_bytes(id);
+                        if (bytes || lp_stack_local_holds(id))
+                            __atomic_fetch_or(&chunk[wi], bit, __ATOMIC_SEQ_CST);
+                    } else {
+                        lp_store_relaxed(&chunk[wi],
+                                         lp_load_relaxed(&chunk[wi]) & ~bit);
+                    }
+                }
+                if (bytes && !scratch_push(&n, id, bytes))
+                    return -1;
+            }
+        }
+    }
+    return (long)n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Recording a snapshot (lock held)                                    */
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    uint64_t ns;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return (int64_t)((ns - snap.t0_ns) / 1000000u);
+}
+
+/* The shared totals plus every thread's pending deltas. */
+struct sums {
+    uint64_t grow, shrink, time, heap;
+};
+
+static struct sums sums_now(void)
+{
+    struct sums t = {
+        lp_load_relaxed(&snap.grow), lp_load_relaxed(&snap.shrink),
+        lp_load_relaxed(&snap.time), lp_load_relaxed(&snap.heap),
+    };
+    const struct lp_massif_local *l;
+
+    for (l = lp_load_acquire(&locals); l; l = l->next) {
+        t.grow += lp_load_relaxed(&l->grow);
+        t.shrink += lp_load_relaxed(&l->shrink);
+        t.time += lp_load_relaxed(&l->time);
+        t.heap += (uint64_t)lp_load_relaxed(&l->heap);
+    }
+    return t;
+}
+
+static uint64_t total_now(void)
+{
+    struct sums t = sums_now();
+
+    return t.grow - t.shrink;
+}
+
+static int64_t clock_now(void)
+{
+    struct sums t;
+
+    if (snap.unit == LP_TIME_MS)
+        return now_ms();
+    t = sums_now();
+    return (int64_t)(snap.unit == LP_TIME_I ? t.time : t.grow + t.shrink);
+}
+
+/* The current time, for a snapshot taken under the lock: never below the
+ * previous snapshot's, although events of other threads race with us. */
+static int64_t time_locked(void)
+{
+    int64_t t = clock_now();
+
+    if (t < snap.last_time)
+        t = snap.last_time;
+    snap.last_time = t;
+    return t;
+}
+
+void lp_massif_raw_free(struct lp_massif_raw *t)
+{
+    lp_real.free(t);
+}
+
+static void drop_tree(void *ctx, void *tree)
+{
+    (void)ctx;
+    lp_massif_raw_free(tree);
+}
+
+/* Copy the live context bytes. Sets *heap to their sum, which is what a
+ * detailed snapshot reports, so the tree's root equals mem_heap_B. */
+static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
+{
+    uint32_t n = lp_stack_count();
+    long cnt = collect_live(n, may_clear), i;
+    struct lp_massif_raw *t;
+    size_t size;
+    uint64_t sum = 0;
+
+    if (cnt < 0)
+        return NULL;
+    size = sizeof(*t) + (size_t)cnt * sizeof(t->e[0]);
+    t = lp_real.malloc(size);
+    if (!t)
+        return NULL;
+    t->size = size;
+    t->nstacks = n;
+    t->nents = (uint32_t)cnt;
+    if (cnt)
+        __builtin_memcpy(t->e, snap.scratch, (size_t)cnt * sizeof(t->e[0]));
+    for (i = 0; i < cnt; i++)
+        sum += t->e[i].bytes;
+    *heap = sum;
+    return t;
+}
+
+static void finish(struct lp_sched_snap *sn)
+{
+    struct sums t = sums_now();
+    uint64_t total = t.grow - t.shrink;
+
+    if (!sn->tree)
+        sn->heap = t.heap; /* O(threads): running totals */
+    /* Other threads' events race with these reads: never negative. */
+    sn->extra = total > sn->heap ? total - sn->heap : 0;
+}
+
+static void publish(void)
+{
+    lp_store_relaxed(&snap.earliest_next, snap.sched.earliest_next);
+    lp_store_relaxed(&snap.peak_limit, lp_sched_peak_limit(&snap.sched));
+}
+
+static void take(int kind)
+{
+    struct lp_sched_snap sn = { .kind = kind };
+
+    sn.time = time_locked();
+    if (kind != LP_SCHED_EMPTY)
+        sn.tree = capture(&sn.heap, true);
+    finish(&sn);
+    lp_sched_add(&snap.sched, &sn);
+    publish();
+}
+
+static LP_NOINLINE void request_normal_slow(void)
+{
+    int k;
+
+    pthread_mutex_lock(&snap.lock);
+    k = lp_sched_want_normal(&snap.sched, clock_now());
+    if (k != LP_SCHED_NONE)
+        take(k);
+    pthread_mutex_unlock(&snap.lock);
+}
+
+static LP_NOINLINE void request_peak_slow(void)
+{
+    pthread_mutex_lock(&snap.lock);
+    if (lp_sched_want_peak(&snap.sched, total_now()) == LP_SCHED_PEAK)
+        take(LP_SCHED_PEAK);
+    pthread_mutex_unlock(&snap.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Per event                                                           */
+
+static inline void request_normal(int64_t t)
+{
+    if (t >= lp_load_relaxed(&snap.earliest_next))
+        request_normal_slow();
+}
+
+/* Count one event that grew (or shrank) the heap by use bytes (requested
+ * + slop + 8) and return the time it happened at. */
+static inline int64_t advance(uint64_t use, bool grows)
+{
+    int64_t t;
+
+    if (grows)
+        t = (int64_t)(lp_count_add(&snap.grow, use) +
+                      lp_load_relaxed(&snap.shrink));
+    else
+        t = (int64_t)(lp_count_add(&snap.shrink, use) +
+                      lp_load_relaxed(&snap.grow));
+    switch (snap.unit) {
+    case LP_TIME_MS:
+        return now_ms();
+    case LP_TIME_I:
+        return (int64_t)lp_count_add(&snap.time, 1);
+    default:
+        return t;
+    }
+}
+
+/* The next quantum of a thread whose flush brought the time to t. */
+static uint64_t quantum_at(int64_t t)
+{
+    int64_t gap = lp_load_relaxed(&snap.earliest_next) - t;
+    uint64_t q = gap > 0 ? (uint64_t)gap / 8 : MIN_QUANTUM;
+
+    if (snap.unit == LP_TIME_MS)
+        return MAX_QUANTUM / 4;
+    return q < MIN_QUANTUM ? MIN_QUANTUM : q > MAX_QUANTUM ? MAX_QUANTUM : q;
+}
+
+/* Move a thread's pending deltas to the shared totals; then the checks
+ * a single-threaded program makes on every event: a peak before the
+ * shrinking part goes, a normal snapshot when one is due. */
+static LP_NOINLINE void flush_local(struct lp_massif_local *l)
+{
+    uint64_t grow = l->grow, shrink = l->shrink, time = l->time;
+    int64_t heap = l->heap, t;
+
+    lp_add_relaxed(&snap.grow, grow);
+    lp_store_relaxed(&l->grow, 0);
+    if (time) {
+        lp_add_relaxed(&snap.time, time);
+        lp_store_relaxed(&l->time, 0);
+    }
+    if (shrink) {
+        if (LP_UNLIKELY(lp_load_relaxed(&snap.grow) -
+                            lp_load_relaxed(&snap.shrink) >
+                        lp_load_relaxed(&snap.peak_limit)))
+            request_peak_slow();
+        lp_add_relaxed(&snap.shrink, shrink);
+        lp_store_relaxed(&l->shrink, 0);
+    }
+    lp_add_relaxed(&snap.heap, (uint64_t)heap);
+    lp_store_relaxed(&l->heap, 0);
+    t = (int64_t)(lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink));
+    lp_store_relaxed(&l->quantum, quantum_at(t));
+    switch (snap.unit) {
+    case LP_TIME_MS:
+        t = now_ms();
+        break;
+    case LP_TIME_I:
+        t = (int64_t)lp_load_relaxed(&snap.time);
+        break;
+    default:
+        break;
+    }
+    request_normal(t);
+}
+
+/* Count an event in the thread's pending deltas. */
+static inline void note_local(struct lp_massif_local *l, int64_t heap,
+                              uint64_t use, bool grows)
+{
+    lp_store_relaxed(&l->heap, l->heap + heap);
+    if (grows)
+        lp_store_relaxed(&l->grow, l->grow + use);
+    else
+        lp_store_relaxed(&l->shrink, l->shrink + use);
+    if (snap.unit == LP_TIME_I)
+        lp_store_relaxed(&l->time, l->time + 1);
+    if (l->grow + l->shrink >= l->quantum)
+        flush_local(l);
+}
+
+/* A thread that counts in pending deltas checks for a peak when it
+ * flushes them instead. */
+/* Massif's B time now (the shared totals; threads' pending deltas, at
+ * most a quantum each, are left out: this is read on every insert). */
+uint64_t lp_snapshot_byte_clock(void)
+{
+    return lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink);
+}
+
+void lp_snapshot_before_shrink(void)
+{
+    if (lp_load_relaxed(&snap.enabled) &&
+        LP_UNLIKELY(lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink) >
+                    lp_load_relaxed(&snap.peak_limit)) &&
+        (lp_self.massif_local == NULL || !lp_load_relaxed(&lp_threaded)))
+        request_peak_slow(); /* Massif takes a peak before a block goes */
+}
+
+void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
+                      bool is_alloc)
+{
+    uint64_t use = (usable > req ? usable : req) + 8;
+    struct lp_massif_local *l;
+
+    if (!lp_load_relaxed(&snap.enabled))
+        return;
+    if (is_alloc)
+        mark_live(s);
+    if ((l = lp_self.massif_local) != NULL && lp_load_relaxed(&lp_threaded)) {
+        note_local(l, is_alloc ? (int64_t)req : -(int64_t)req, use, is_alloc);
+        return;
+    }
+    if (is_alloc)
+        lp_count_add(&snap.heap, req);
+    else
+        lp_count_sub(&snap.heap, req);
+    request_normal(advance(use, is_alloc));
+}
+
+void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
+                              size_t old_usable, size_t new_req,
+                              size_t new_usable)
+{
+    uint64_t old_use = old_usable > old_req ? old_usable : old_req;
+    uint64_t new_use = new_usable > new_req ? new_usable : new_req;
+    struct lp_massif_local *l;
+
+    if (!lp_load_relaxed(&snap.enabled))
+        return;
+    mark_live(s);
+    if ((l = lp_self.massif_local) != NULL && lp_load_relaxed(&lp_threaded)) {
+        note_local(l, (int64_t)new_req - (int64_t)old_req,
+                   new_use >= old_use ? new_use - old_use : old_use - new_use,
+                   new_use >= old_use);
+        return;
+    }
+    lp_count_add(&snap.heap, (uint64_t)new_req - (uint64_t)old_req);
+    request_normal(new_use >= old_use ? advance(new_use - old_use, true)
+                                      : advance(old_use - new_use, false));
+}
+
+struct lp_massif_local *lp_massif_local_new(void)
+{
+    struct lp_massif_local *l = lp_arena_alloc(sizeof(*l));
+
+    if (l == NULL)
+        return NULL;
+    l->quantum = MIN_QUANTUM;
+    lp_list_push(&locals, l);
+    return l;
+}
+
+/* ------------------------------------------------------------------ */
+/* Start-up (BOOT: no allocation through the hooks)                    */
+
+void lp_snapshot_init(void)
+{
+    struct timespec ts;
+    int cap = lp_config.max_snapshots;
+    uint32_t id, n;
+    uint64_t heap = 0;
+
+    if (lp_config.massif[0] == '\0')
+        return;
+    lp_massif_write_init();
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snap.t0_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    snap.unit = lp_config.time_unit;
+    if (cap < 2)
+        cap = 2;
+    if (cap > MAX_SNAPS)
+        cap = MAX_SNAPS;
+    lp_sched_init(&snap.sched, snap.buf, (unsigned)cap,
+                  (unsigned)(lp_config.detailed_freq > 0
+                                 ? lp_config.detailed_freq : 1),
+                  lp_config.peak_inaccuracy, drop_tree, NULL);
+    /* Blocks tracked before massif started: once, into the totals. */
+    n = lp_stack_count();
+    for (id = 1; id <= n; id++) {
+        uint64_t b = ctx_bytes(id);
+
+        if (b) {
+            heap += b;
+            mark_live(lp_stack_get(id));
+        }
+    }
+    snap.heap = heap;
+    pthread_mutex_lock(&snap.lock);
+    take(lp_sched_want_normal(&snap.sched, 0)); /* snapshot 0 at time 0 */
+    pthread_mutex_unlock(&snap.lock);
+    lp_store_release(&snap.enabled, true);
+    lp_snapshot_active = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* For the writer and fork (COLD)                                      */
+
+void lp_massif_hist_lock(void) { pthread_mutex_lock(&snap.lock); }
+void lp_massif_hist_unlock(void) { pthread_mutex_unlock(&snap.lock); }
+const struct lp_sched *lp_massif_sched(void) { return &snap.sched; }
+enum lp_time_unit lp_massif_unit(void) { return snap.unit; }
+bool lp_massif_enabled(void) { return lp_load_acquire(&snap.enabled); }
+
+void lp_massif_take_now(struct lp_sched_snap *sn)
+{
+    sn->time = time_locked();
+    /* Possibly not a program thread: read the bitmap, never clear it. */
+    sn->tree = capture(&sn->heap, false);
+    sn->kind = sn->tree ? LP_SCHED_DETAILED : LP_SCHED_EMPTY;
+    sn->stacks = 0;
+    finish(sn);
+}
+
+void lp_snapshot_lock(void) { pthread_mutex_lock(&snap.lock); }
+void lp_snapshot_unlock(void) { pthread_mutex_unlock(&snap.lock); }
+
+void lp_snapshot_atfork_child(void)
+{
+    pthread_mutex_init(&snap.lock, NULL);
+    lp_massif_write_atfork_child();
+}

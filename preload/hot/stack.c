@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack.c - capturing and interning allocation stacks.
+ *
+ * Capture walks the stack with stack_walk.c (DWARF-exact, identical to
+ * libunwind's unw_backtrace, from a cache of unwind rules) or with frame
+ * pointers. Our own frames
+ * (this file, track.c) are dropped except the outermost one, the hook the
+ * program called, which Memcheck prints as the "at" line.
+ *
+ * Interning hashes the frame array into one of STACK_SHARDS chains; a
+ * known stack is found without any lock, a new one is added under its
+ * shard's spinlock. Ids are handed out by an atomic counter and published
+ * in a two-level directory so lp_stack_get() never locks.
+ * Context: HOT.
+ */
+#include "preload/hot/stack.h"
+
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "preload/hot/arena.h"
+#include "preload/life/config.h"
+#include "preload/hot/stack_walk.h"
+
+#define STACK_SHARDS 32
+#define BUCKETS_PER_SHARD 4096
+#define DIR_BITS 12
+#define DIR_SIZE (1u << DIR_BITS)
+
+/* Records are carved from slabs of their shard, at their exact size
+ * (the arena's power-of-two classes would round a 34-frame record of
+ * 320 bytes up to 512: more pages to touch, more cache lines apart). */
+#define SLAB_SIZE 65536
+
+static struct {
+    int lock; /* lp_spin_lock; writers only */
+    struct lp_stack **buckets;
+    unsigned char *bump, *bump_end; /* under lock */
+    unsigned slabs;
+    char pad[64];
+} shards[STACK_SHARDS];
+
+/*
+ * Each thread's intern cache, in front of the shared table: a direct-
+ * mapped array of the stacks it interned lately, by hash. A hit costs a
+ * load from a small per-thread array and a compare with a record this
+ * thread used lately (both in its cache), instead of a bucket array and
+ * chains shared by every thread and as large as the program's stacks.
+ * Records are never freed, so an entry can never dangle; the frames are
+ * always compared, so an entry can never give a wrong stack.
+ */
+struct tcache_entry {
+    uint64_t hash;
+    struct lp_stack *s;
+};
+#define TCACHE_SIZE (LP_UNWIND_SCRATCH_BYTES / sizeof(struct tcache_entry))
+_Static_assert((TCACHE_SIZE & (TCACHE_SIZE - 1)) == 0, "power of two");
+
+static struct lp_stack **dir[DIR_SIZE];
+static uint32_t next_id;
+static uintptr_t self_lo, self_hi;
+
+/* Our own object's mapping, from glibc's lock-free lookup: no
+ * dl_iterate_phdr (the loader lock) even on the first allocation. */
+static LP_COLD void find_self(void)
+{
+    struct dl_find_object obj;
+
+    if (_dl_find_object((void *)(uintptr_t)&find_self, &obj) == 0) {
+        self_lo = (uintptr_t)obj.dlfo_map_start;
+        lp_store_release(&self_hi, (uintptr_t)obj.dlfo_map_end);
+    }
+}
+
+bool lp_stack_is_self(uintptr_t pc)
+{
+    if (LP_UNLIKELY(lp_load_acquire(&self_hi) == 0))
+        find_self();
+    return pc >= self_lo && pc < self_hi;
+}
+
+/* Four independent lanes (the frames of one capture hash in a few ns,
+ * not one multiply latency per frame), folded and mixed at the end so
+ * the high bits that tell libraries apart reach the low bits that pick
+ * the shard and the bucket. */
+#define HK1 0x9e3779b97f4a7c15ull
+#define HK2 0xc2b2ae3d27d4eb4full
+static inline uint64_t rotl64(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t hash_frames(const uintptr_t *f, unsigned n)
+{
+    uint64_t a = HK1 ^ n, b = HK2, c = HK1 + HK2, d = HK2 - HK1, h;
+    unsigned i = 0;
+
+    for (; i + 4 <= n; i += 4) {
+        a = rotl64((a ^ f[i]) * HK1, 29);
+        b = rotl64((b ^ f[i + 1]) * HK1, 29);
+        c = rotl64((c ^ f[i + 2]) * HK1, 29);
+        d = rotl64((d ^ f[i + 3]) * HK1, 29);
+    }
+    for (; i < n; i++)
+        a = rotl64((a ^ f[i]) * HK2, 31);
+    h = a ^ rotl64(b, 16) ^ rotl64(c, 32) ^ rotl64(d, 48);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline bool same_frames(const uintptr_t *a, const uintptr_t *b,
+                               unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+static bool publish(struct lp_stack *s)
+{
+    uint32_t hi = s->id >> DIR_BITS, lo = s->id & (DIR_SIZE - 1);
+    struct lp_stack **chunk;
+
+    if (hi >= DIR_SIZE)
+        return false;
+    chunk = lp_load_acquire(&dir[hi]);
+    if (!chunk) {
+        struct lp_stack **fresh = lp_arena_alloc(sizeof(*fresh) * DIR_SIZE);
+        struct lp_stack **expect = NULL;
+
+        if (!fresh)
+            return false;
+        if (lp_cas(&dir[hi], &expect, fresh))
+            chunk = fresh;
+        else {
+            lp_arena_free(fresh, sizeof(*fresh) * DIR_SIZE);
+            chunk = expect;
+        }
+    }
+    lp_store_release(&chunk[lo], s);
+    return true;
+}
+
+/* Chains only ever grow at their head, and a record is fully written
+ * before it is published with a release store, so readers walk them
+ * without the lock. */
+static struct lp_stack *chain_find(struct lp_stack *s, uint64_t h,
+                                   const uintptr_t *frames, unsigned n)
+{
+    for (; s; s = lp_load_acquire(&s->next))
+        if (s->hash == h && s->nframes == n && same_frames(s->frames, frames, n))
+            return s;
+    return NULL;
+}
+
+/* Map a fresh slab's pages now, in one call: one trap per page as
+ * records fill it costs more (a program with 100,000s of stacks). Only
+ * from a shard's second slab on, so a program with few stacks does not
+ * commit memory it will not use. An old kernel without
+ * MADV_POPULATE_WRITE faults them in as before. */
+static void populate(unsigned char *p, size_t size)
+{
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
+
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
+/* A record of n frames from shard si's slab; call with its lock held. */
+static struct lp_stack *record_new(unsigned si, unsigned n)
+{
+    size_t size = (sizeof(struct lp_stack) + n * sizeof(uintptr_t) + 7) &
+                  ~(size_t)7;
+    struct lp_stack *s;
+
+    if (size > SLAB_SIZE / 4)
+        return lp_arena_alloc(size);
+    if ((size_t)(shards[si].bump_end - shards[si].bump) < size) {
+        shards[si].bump = lp_arena_alloc(SLAB_SIZE);
+        if (shards[si].bump == NULL) {
+            shards[si].bump_end = NULL;
+            return NULL;
+        }
+        shards[si].bump_end = shards[si].bump + SLAB_SIZE;
+        if (shards[si].slabs++ > 0)
+            populate(shards[si].bump, SLAB_SIZE);
+    }
+    s = (struct lp_stack *)(void *)shards[si].bump;
+    shards[si].bump += size;
+    return s; /* arena memory is zeroed */
+}
+
+static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
+                              unsigned n, struct lp_stack **found);
+
+uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
+{
+    uint64_t h = hash_frames(frames, n);
+    struct tcache_entry *tc = lp_unwind_thread_scratch(), *e;
+    struct lp_stack *s = NULL;
+    uint32_t id;
+
+    if (tc == NULL)
+        return intern_shared(h, frames, n, &s);
+    e = &tc[(h ^ (h >> 32)) & (TCACHE_SIZE - 1)];
+    s = e->s;
+    if (e->hash == h && s && s->nframes == n &&
+        same_frames(s->frames, frames, n))
+        return s->id;
+    id = intern_shared(h, frames, n, &s);
+    if (s) {
+        e->hash = h;
+        e->s = s;
+    }
+    return id;
+}
+
+/* The shared table; *found is the record, when there is one. */
+static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
+                              unsigned n, struct lp_stack **found)
+{
+    unsigned si = h % STACK_SHARDS;
+    unsigned bi = (h >> 8) % BUCKETS_PER_SHARD;
+    struct lp_stack **buckets = lp_load_acquire(&shards[si].buckets);
+    struct lp_stack *s;
+    uint32_t id = 0;
+
+    *found = NULL;
+    /* The common case, a stack seen before: no lock. */
+    if (buckets &&
+        (s = chain_find(lp_load_acquire(&buckets[bi]), h, frames, n))) {
+        *found = s;
+        return s->id;
+    }
+    lp_spin_lock(&shards[si].lock);
+    buckets = shards[si].buckets;
+    if (!buckets) {
+        buckets = lp_arena_alloc(sizeof(struct lp_stack *) * BUCKETS_PER_SHARD);
+        if (!buckets)
+            goto out;
+        lp_store_release(&shards[si].buckets, buckets);
+    }
+    s = chain_find(buckets[bi], h, frames, n);
+    if (s) {
+        *found = s;
+        id = s->id;
+        goto out;
+    }
+    s = record_new(si, n);
+    if (!s)
+        goto out;
+    s->hash = h;
+    s->nframes = n;
+    memcpy(s->frames, frames, n * sizeof(*frames));
+    s->id = lp_add_relaxed(&next_id, 1);
+    if (!publish(s))
+        goto out; /* id space exhausted: leave it unreachable */
+    s->next = buckets[bi];
+    lp_store_release(&buckets[bi], s);
+    *found = s;
+    id = s->id;
+out:
+    lp_spin_unlock(&shards[si].lock);
+    return id;
+}
+
+/* Frame-pointer walk: cheap, exact only where everything keeps frame
+ * pointers. Stops at the first frame pointer that does not grow upward. */
+static int fp_backtrace(void **buf, int max)
+{
+    uintptr_t *fp = __builtin_frame_address(0);
+    int n = 0;
+
+    buf[n++] = __builtin_return_address(0);
+    while (n < max && fp) {
+        uintptr_t *next = (uintptr_t *)fp[0];
+        uintptr_t ret = fp[1];
+
+        if (ret < 4096)
+            break;
+        buf[n++] = (void *)ret;
+        if (next <= fp || (uintptr_t)next - (uintptr_t)fp > (1u << 24) ||
+            ((uintptr_t)next & 7))
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+uint32_t lp_stack_capture(void)
+{
+    void *buf[LP_STACK_MAX_DEPTH + 16 < LP_UNWIND_MAX
+                  ? LP_STACK_MAX_DEPTH + 16
+                  : LP_UNWIND_MAX];
+    /* Our own frames (at most 4: capture, track, a hook, operator new),
+     * the hook, depth callers, and 3 below main so that main's cut is
+     * seen even on a stack exactly depth deep. */
+    int want = lp_config.depth + 8, n, i, j, k;
+
+    if (want > (int)LP_ARRAY_SIZE(buf))
+        want = LP_ARRAY_SIZE(buf);
+    if (lp_config.unwind_fp)
+        n = fp_backtrace(buf, want);
+    else
+        n = lp_unwind_backtrace(buf, want);
+    /* Skip our own frames, keeping the outermost one: the hook. */
+    for (i = 0; i < n && lp_stack_is_self((uintptr_t)buf[i]); i++)
+        ;
+    if (i > 0)
+        i--;
+    /* Further out, our frames are wrappers the program never wrote
+     * (the pthread_create start routine, main's wrapper): drop them. */
+    for (j = k = i + 1; j < n; j++)
+        if (!lp_stack_is_self((uintptr_t)buf[j]))
+            buf[k++] = buf[j];
+    n = k < n ? k : n;
+    if (n - i > lp_config.depth + 4)
+        n = i + lp_config.depth + 4;
+    return lp_stack_intern((const uintptr_t *)(buf + i), n - i);
+}
+
+struct lp_stack *lp_stack_get(uint32_t id)
+{
+    struct lp_stack **chunk;
+
+    if (id == 0 || (id >> DIR_BITS) >= DIR_SIZE)
+        return NULL;
+    chunk = lp_load_acquire(&dir[id >> DIR_BITS]);
+    return chunk ? lp_load_acquire(&chunk[id & (DIR_SIZE - 1)]) : NULL;
+}
+
+uint32_t lp_stack_count(void) { return lp_load_acquire(&next_id); }
+
+void lp_stack_lock_all(void)
+{
+    unsigned i;
+
+    for (i = 0; i < STACK_SHARDS; i++)
+        lp_spin_lock(&shards[i].lock);
+}
+
+void lp_stack_unlock_all(void)
+{
+    unsigned i;
+
+    for (i = STACK_SHARDS; i-- > 0;)
+        lp_spin_unlock(&shards[i].lock);
+}
+
+void lp_stack_atfork_child(void)
+{
+    unsigned i;
+
+    for (i = 0; i < STACK_SHARDS; i++)
+        shards[i].lock = 0;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack_count.c - the threads' caches of per-site counters: taking a way
+ * (the flush of the site it held) and the readers that add the pending
+ * deltas back. stack_count.h says why the caches exist.
+ *
+ * A cache is written only by the thread it belongs to (relaxed stores)
+ * and read by anyone (relaxed loads): a reader may miss an event in
+ * flight, or count a flush twice for an instant, never tear a value.
+ * Caches are never freed: each goes with its thread record to the next
+ * thread, pending deltas and all.
+ * Context: HOT (lp_stack_local_take), COLD (the rest).
+ */
+#include "preload/hot/stack_count.h"
+
+#include "preload/hot/arena.h"
+
+static struct lp_stack_local *caches;
+
+struct lp_stack_local *lp_stack_local_new(void)
+{
+    struct lp_stack_local *l = lp_arena_alloc(sizeof(*l));
+
+    if (l == NULL)
+        return NULL;
+    lp_list_push(&caches, l);
+    return l;
+}
+
+void lp_stack_local_take(struct lp_stack_local *l, unsigned w,
+                         struct lp_stack *s)
+{
+    struct lp_stack *old = l->id[w] ? lp_stack_get(l->id[w]) : NULL;
+
+    if (old != NULL) {
+        lp_add_relaxed(&old->live_bytes, (uint64_t)l->live_bytes[w]);
+        lp_add_relaxed(&old->live_blocks, (uint64_t)l->live_blocks[w]);
+        lp_add_relaxed(&old->total_bytes, l->total_bytes[w]);
+        lp_add_relaxed(&old->total_blocks, l->total_blocks[w]);
+    }
+    lp_store_relaxed(&l->live_bytes[w], 0);
+    lp_store_relaxed(&l->live_blocks[w], 0);
+    lp_store_relaxed(&l->total_bytes[w], 0);
+    lp_store_relaxed(&l->total_blocks[w], 0);
+    lp_store_relaxed(&l->id[w], s->id);
+    /* Publish the way before this allocation reads the site's bit in
+     * massif's maybe-live bitmap (stack_count.h). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void lp_stack_counts(const struct lp_stack *s, struct lp_stack_counts *out)
+{
+    unsigned w = s->id & (LP_STACK_LOCAL_WAYS - 1);
+    const struct lp_stack_local *l;
+
+    out->live_bytes = lp_load_relaxed(&s->live_bytes);
+    out->live_blocks = lp_load_relaxed(&s->live_blocks);
+    out->total_bytes = lp_load_relaxed(&s->total_bytes);
+    out->total_blocks = lp_load_relaxed(&s->total_blocks);
+    for (l = lp_load_acquire(&caches); l; l = l->next) {
+        if (lp_load_relaxed(&l->id[w]) != s->id)
+            continue;
+        out->live_bytes += (uint64_t)lp_load_relaxed(&l->live_bytes[w]);
+        out->live_blocks += (uint64_t)lp_load_relaxed(&l->live_blocks[w]);
+        out->total_bytes += lp_load_relaxed(&l->total_bytes[w]);
+        out->total_blocks += lp_load_relaxed(&l->total_blocks[w]);
+    }
+}
+
+uint64_t lp_stack_live_bytes(const struct lp_stack *s)
+{
+    unsigned w = s->id & (LP_STACK_LOCAL_WAYS - 1);
+    uint64_t b = lp_load_relaxed(&s->live_bytes);
+    const struct lp_stack_local *l;
+
+    for (l = lp_load_acquire(&caches); l; l = l->next)
+        if (lp_load_relaxed(&l->id[w]) == s->id)
+            b += (uint64_t)lp_load_relaxed(&l->live_bytes[w]);
+    /* A free counted before its allocation's flush: never "negative". */
+    return (int64_t)b < 0 ? 0 : b;
+}
+
+bool lp_stack_local_holds(uint32_t id)
+{
+    unsigned w = id & (LP_STACK_LOCAL_WAYS - 1);
+    const struct lp_stack_local *l;
+
+    for (l = lp_load_acquire(&caches); l; l = l->next)
+        if (lp_load_relaxed(&l->id[w]) == id)
+            return true;
+    return false;
+}
+
+void lp_stack_local_pending(struct lp_stack_counts *out)
+{
+    const struct lp_stack_local *l;
+    unsigned w;
+
+    out->live_bytes = out->live_blocks = 0;
+    out->total_bytes = out->total_blocks = 0;
+    for (l = lp_load_acquire(&caches); l; l = l->next) {
+        for (w = 0; w < LP_STACK_LOCAL_WAYS; w++) {
+            if (lp_load_relaxed(&l->id[w]) == 0)
+                continue;
+            out->live_bytes += (uint64_t)lp_load_relaxed(&l->live_bytes[w]);
+            out->live_blocks += (uint64_t)lp_load_relaxed(&l->live_blocks[w]);
+            out->total_bytes += lp_load_relaxed(&l->total_bytes[w]);
+            out->total_blocks += lp_load_relaxed(&l->total_blocks[w]);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_STACK_COUNT_H
+#define LP_PRELOAD_STACK_COUNT_H
+/*
+ * stack_count.h - the per-site counters of every stack record (live and
+ * total bytes and blocks), kept without a shared cache line per event.
+ *
+ * Single-threaded, every event adds to the record's counters with plain
+ * adds (lp_count_add). Once the program has a second thread, two threads
+ * allocating from the same site would pull the record's line from each
+ * other's caches on every event (four locked adds an allocation: 13% of a
+ * 2-thread storm), so each thread known to thread_registry.c counts into a small
+ * direct-mapped cache of its own (LP_STACK_LOCAL_WAYS sites, keyed by
+ * stack id) and adds a site's deltas to its record only when another site
+ * takes its way. Readers that want a site's figures (massif's detailed
+ * snapshots, pprof, the totals at exit) add every thread's pending deltas
+ * to the record's: lp_stack_counts().
+ *
+ * Massif's maybe-live bitmap (massif_count.c) must not lose a site a
+ * thread still counts in its cache: lp_stack_local_holds() tells it, and
+ * a thread that takes a way for a site issues a full fence before its
+ * allocation looks at the site's bit.
+ *
+ * Context: HOT (note_*), COLD (the readers, any thread).
+ */
+#include "preload/hot/stack.h"
+#include "preload/hot/tcb_slot.h"
+
+#define LP_STACK_LOCAL_WAYS 16
+
+struct lp_stack_local {
+    uint32_t id[LP_STACK_LOCAL_WAYS]; /* 0: an empty way */
+    int64_t live_bytes[LP_STACK_LOCAL_WAYS], live_blocks[LP_STACK_LOCAL_WAYS];
+    uint64_t total_bytes[LP_STACK_LOCAL_WAYS], total_blocks[LP_STACK_LOCAL_WAYS];
+    struct lp_stack_local *next; /* every cache, push-only */
+};
+
+struct lp_stack_counts {
+    uint64_t live_bytes, live_blocks, total_bytes, total_blocks;
+};
+
+/* A cache for a thread record (thread_registry.c); NULL without memory. */
+struct lp_stack_local *lp_stack_local_new(void);
+
+/* Way w of l now counts for s: its previous site's deltas go to that
+ * site's record. */
+void lp_stack_local_take(struct lp_stack_local *l, unsigned w,
+                         struct lp_stack *s);
+
+/* The thread's cache, when it counts in one (threaded program). */
+static inline struct lp_stack_local *lp_stack_local_mine(void)
+{
+    struct lp_stack_local *l = lp_self.stack_local;
+
+    return l && lp_load_relaxed(&lp_threaded) ? l : NULL;
+}
+
+/* Counters: an allocation / a free, charged bytes and blocks (one block
+ * of its size, or with sample_bytes=N what a tracked block stands for:
+ * sample.h, blocks then in LP_SAMPLE_ONE units). */
+/* Add live (signed) and total amounts to s's counters. */
+static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
+                                 int64_t live_blocks, uint64_t total_bytes,
+                                 uint64_t total_blocks)
+{
+    struct lp_stack_local *l = lp_stack_local_mine();
+    unsigned w;
+
+    if (l == NULL) {
+        lp_count_add(&s->live_bytes, (uint64_t)live_bytes);
+        lp_count_add(&s->live_blocks, (uint64_t)live_blocks);
+        if (total_blocks) {
+            lp_count_add(&s->total_bytes, total_bytes);
+            lp_count_add(&s->total_blocks, total_blocks);
+        }
+        return;
+    }
+    w = s->id & (LP_STACK_LOCAL_WAYS - 1);
+    if (LP_UNLIKELY(l->id[w] != s->id))
+        lp_stack_local_take(l, w, s);
+    lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + live_bytes);
+    lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + live_blocks);
+    if (total_blocks) {
+        lp_store_relaxed(&l->total_bytes[w], l->total_bytes[w] + total_bytes);
+        lp_store_relaxed(&l->total_blocks[w], l->total_blocks[w] + total_blocks);
+    }
+}
+
+static inline void lp_stack_note_alloc_n(struct lp_stack *s, uint64_t bytes,
+                                         uint64_t blocks)
+{
+    lp_stack_note(s, (int64_t)bytes, (int64_t)blocks, bytes, blocks);
+}
+
+static inline void lp_stack_note_free_n(struct lp_stack *s, uint64_t bytes,
+                                        uint64_t blocks)
+{
+    lp_stack_note(s, -(int64_t)bytes, -(int64_t)blocks, 0, 0);
+}
+
+static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
+{
+    lp_stack_note_alloc_n(s, size, 1);
+}
+
+static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
+{
+    lp_stack_note_free_n(s, size, 1);
+}
+
+/* A site's figures: its record plus every thread's pending deltas. */
+void lp_stack_counts(const struct lp_stack *s, struct lp_stack_counts *out);
+
+/* Live bytes of one site (the same, one figure). */
+uint64_t lp_stack_live_bytes(const struct lp_stack *s);
+
+/* Whether some thread's cache has a way for the site id. */
+bool lp_stack_local_holds(uint32_t id);
+
+/* Every thread's pending deltas, all sites together (totals at exit). */
+void lp_stack_local_pending(struct lp_stack_counts *out);
+
+#endif /* LP_PRELOAD_STACK_COUNT_H */

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * track.c - what happens on every allocation and free.
+ *
+ * Order matters: the stack is captured before any lock is taken (unwinding
+ * is the slow part and must not serialise threads); the table and the
+ * stack counters are then updated under one shard lock at a time.
+ * Context: HOT.
+ */
+#include "preload/hot/track.h"
+
+#include <stdlib.h>
+
+#include "preload/life/config.h"
+#include "preload/hot/freed.h"
+#include "preload/hot/guard.h"
+#include "preload/scan/heap_errors.h"
+#include "preload/hot/real.h"
+#include "preload/hot/sample.h"
+#include "preload/life/snapshot_signal.h"
+#include "preload/hot/snapshot.h"
+#include "preload/hot/stack_count.h"
+
+/* Usable size matters only to Massif's extra-heap accounting. */
+static inline size_t usable(void *p)
+{
+    return lp_snapshot_active ? lp_real.malloc_usable_size(p) : 0;
+}
+
+/*
+ * sample_bytes=N (sample.h): the sampler decides which blocks are
+ * tracked; a tracked block is charged what it stands for, so every
+ * counter holds an estimate of the whole heap. Without sampling the
+ * charges are the block itself (size, one block).
+ */
+static inline void charge_alloc(struct lp_stack *s, size_t size)
+{
+    if (LP_LIKELY(!lp_sample_on()))
+        lp_stack_note_alloc(s, size);
+    else
+        lp_stack_note_alloc_n(s, lp_sample_est_bytes(size),
+                              lp_sample_est_blocks(size));
+}
+
+static inline void charge_free(struct lp_stack *s, size_t size)
+{
+    if (LP_LIKELY(!lp_sample_on()))
+        lp_stack_note_free(s, size);
+    else
+        lp_stack_note_free_n(s, lp_sample_est_bytes(size),
+                             lp_sample_est_blocks(size));
+}
+
+/* Massif's event for a block of size bytes (usable: its usable size). */
+static inline void massif_note(const struct lp_stack *s, size_t size,
+                               size_t use, bool is_alloc)
+{
+    lp_snapshot_note(s, lp_sample_est_bytes(size),
+                     lp_sample_est_usable(size, use), is_alloc);
+}
+
+/*
+ * A block the table will not know (one of our own, made under the guard,
+ * or one the table had no room for) may sit at an address the freed queue
+ * still holds: forget it there, or the program's later free of it would
+ * look like a double free.
+ */
+static LP_NOINLINE void untracked(void *p)
+{
+    if (lp_heap_errors_on() && lp_load_acquire(&lp_state) == LP_STATE_READY)
+        lp_freed_forget((uintptr_t)p);
+}
+
+void lp_track_alloc_slow(void *p, size_t size, unsigned how)
+{
+    struct lp_guard g;
+    uint32_t id;
+    struct lp_stack *s;
+    struct lp_block stale;
+    int rc;
+
+    if (!lp_guard_enter(&g)) {
+        if (lp_guard_held)
+            untracked(p);
+        return;
+    }
+    lp_table_prefetch((uintptr_t)p);
+    id = lp_stack_capture();
+    s = lp_stack_get(id);
+    lp_sample_filter_add((uintptr_t)p); /* before the table: see sample.h */
+    rc = lp_table_insert_how((uintptr_t)p, size, id, how,
+                             lp_snapshot_byte_clock(), &stale);
+    if (LP_UNLIKELY(rc < 0)) {
+        untracked(p);
+        lp_sample_filter_del((uintptr_t)p);
+    }
+    if (rc == 1) {
+        struct lp_stack *os = lp_stack_get(stale.stack_id);
+
+        /* The old block was freed behind our back: forget it here too. */
+        lp_sample_filter_del((uintptr_t)p);
+        lp_snapshot_before_shrink();
+        if (os)
+            charge_free(os, stale.size);
+        massif_note(NULL, stale.size, stale.size, false);
+    }
+    if (s)
+        charge_alloc(s, size);
+    massif_note(s, size, usable(p), true);
+    lp_guard_leave(&g);
+}
+
+/* Guard held. Remove p from the table and its counters; false if it was
+ * not tracked. */
+static bool untrack(void *p, struct lp_block *b)
+{
+    struct lp_stack *s;
+
+    if (lp_table_remove((uintptr_t)p, b) != 0)
+        return false;
+    lp_sample_filter_del((uintptr_t)p);
+    s = lp_stack_get(b->stack_id);
+    lp_snapshot_before_shrink();
+    if (s)
+        charge_free(s, b->size);
+    massif_note(NULL, b->size, usable(p), false);
+    return true;
+}
+
+void lp_track_forget(void *p)
+{
+    struct lp_guard g;
+    struct lp_block b;
+
+    if (!lp_guard_enter(&g))
+        return;
+    (void)untrack(p, &b);
+    lp_guard_leave(&g);
+}
+
+bool lp_track_free(void *p, unsigned how)
+{
+    struct lp_guard g;
+    struct lp_block b;
+    bool pass = true;
+
+    /* Sampled mode: most frees are of untracked blocks; the filter says
+     * so without the table. */
+    if (lp_sample_untracked((uintptr_t)p) || !lp_guard_enter(&g))
+        return true;
+    if (untrack(p, &b)) {
+        if (LP_HIDE_ADDR(b.addr) == lp_self.last_alloc) {
+            /* Freed before its thread allocated again: temporary. */
+            struct lp_stack *s = lp_stack_get(b.stack_id);
+
+            lp_self.last_alloc = 0;
+            if (s)
+                lp_stack_note_temp(s);
+        }
+        if (lp_heap_errors_on()) {
+            /* The freed-at stack: the one capture a free costs, unless
+             * keep_stacktraces=alloc (Memcheck's option) saves it. */
+            uint32_t at = lp_config.keep_free_stacks ? lp_stack_capture() : 0;
+
+            if (LP_UNLIKELY(b.how != how))
+                lp_heap_error_mismatch(&b, how, at ? at : lp_stack_capture());
+            lp_freed_push(b.addr, b.size, b.stack_id, at);
+        }
+    } else {
+        if (lp_sample_filter)
+            lp_sample_note_miss();
+        pass = lp_heap_error_bad_free(p, how, false, 0);
+    }
+    lp_guard_leave(&g);
+    return pass;
+}
+
+int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
+                           size_t *old_usable)
+{
+    struct lp_guard g;
+    int had;
+
+    if (lp_sample_untracked((uintptr_t)old) || !lp_guard_enter(&g))
+        return 0;
+    had = lp_table_remove((uintptr_t)old, ob) == 0;
+    if (had) {
+        lp_sample_filter_del((uintptr_t)old);
+        *old_usable = usable(old);
+        if (LP_UNLIKELY(ob->how != LP_HOW_MALLOC) && lp_heap_errors_on())
+            lp_heap_error_mismatch(ob, LP_HOW_MALLOC, lp_stack_capture());
+    } else if (!lp_heap_error_bad_free(old, LP_HOW_MALLOC, true, size)) {
+        had = -1;
+    }
+    lp_guard_leave(&g);
+    return had;
+}
+
+/* Sampled mode: the old block was tracked, its successor is not (the
+ * sampler decides each block afresh, as if realloc were a free and a
+ * malloc): the old block is freed as far as the counters know. */
+static void realloc_untracked(const struct lp_block *ob, size_t old_usable)
+{
+    struct lp_stack *os = lp_stack_get(ob->stack_id);
+
+    lp_snapshot_before_shrink();
+    if (os)
+        charge_free(os, ob->size);
+    massif_note(NULL, ob->size, old_usable, false);
+}
+
+void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
+                          const struct lp_block *ob, size_t old_usable)
+{
+    struct lp_guard g;
+    uint32_t id;
+    struct lp_stack *s, *os;
+    bool skip = np != NULL && lp_sample_skip(size);
+
+    if ((!had && skip) || !lp_guard_enter(&g))
+        return;
+    if (np == NULL) {
+        /* The real realloc failed: the old block is still the program's. */
+        if (had) {
+            lp_sample_filter_add((uintptr_t)old);
+            lp_table_insert_how((uintptr_t)old, ob->size, ob->stack_id,
+                                ob->how, ob->time, NULL);
+        }
+        lp_guard_leave(&g);
+        return;
+    }
+    if (skip) {
+        realloc_untracked(ob, old_usable);
+        lp_guard_leave(&g);
+        return;
+    }
+    id = lp_stack_capture();
+    s = lp_stack_get(id);
+    /* A moved block: the old address is freed, "at realloc". */
+    if (had && np != old && lp_heap_errors_on())
+        lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
+                      lp_config.keep_free_stacks ? id : 0);
+    lp_sample_filter_add((uintptr_t)np);
+    lp_self.last_alloc = LP_HIDE_ADDR(np);
+    if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
+                            lp_snapshot_byte_clock(), NULL) < 0) {
+        untracked(np);
+        lp_sample_filter_del((uintptr_t)np);
+    }
+    if (had && lp_sample_est_bytes(size) < lp_sample_est_bytes(ob->size))
+        lp_snapshot_before_shrink();
+    /* Add before subtracting, so no snapshot sees the block missing. */
+    if (s)
+        charge_alloc(s, size);
+    if (had) {
+        os = lp_stack_get(ob->stack_id);
+        if (os)
+            charge_free(os, ob->size);
+        lp_snapshot_note_realloc(s, lp_sample_est_bytes(ob->size),
+                                 lp_sample_est_usable(ob->size, old_usable),
+                                 lp_sample_est_bytes(size),
+                                 lp_sample_est_usable(size, usable(np)));
+    } else {
+        massif_note(s, size, usable(np), true);
+    }
+    lp_guard_leave(&g);
+}
+
+void lp_track_totals(struct lp_totals *t)
+{
+    uint32_t id, n = lp_stack_count();
+    struct lp_stack_counts pend;
+
+    lp_stack_local_pending(&pend);
+    t->allocs = pend.total_blocks;
+    t->bytes_allocated = pend.total_bytes;
+    t->live_bytes = pend.live_bytes;
+    t->live_blocks = pend.live_blocks;
+    for (id = 1; id <= n; id++) {
+        struct lp_stack *s = lp_stack_get(id);
+
+        if (!s)
+            continue;
+        t->allocs += lp_load_relaxed(&s->total_blocks);
+        t->bytes_allocated += lp_load_relaxed(&s->total_bytes);
+        t->live_bytes += lp_load_relaxed(&s->live_bytes);
+        t->live_blocks += lp_load_relaxed(&s->live_blocks);
+    }
+    /* Sampled mode: block counts are fixed-point estimates (sample.h). */
+    t->allocs = lp_sample_blocks_out(t->allocs);
+    t->live_blocks = lp_sample_blocks_out(t->live_blocks);
+    t->frees = t->allocs - t->live_blocks;
+    /* Bad calls count as Memcheck counts them: a free each, and a bad
+     * realloc an alloc of its size too. */
+    {
+        uint64_t a, f, b;
+
+        lp_heap_errors_totals(&a, &f, &b);
+        t->allocs += a;
+        t->frees += f;
+        t->bytes_allocated += b;
+    }
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_TRACK_H
+#define LP_PRELOAD_TRACK_H
+/*
+ * track.h - the policy layer between the hooks and the tables: take the
+ * guard, capture the stack, record the block, update the counters.
+ *
+ * Context: HOT. Every function is a no-op for a thread holding the guard
+ * (our own allocations) and before the profiler is READY.
+ */
+#include <errno.h>
+
+#include "preload/hot/guard.h"
+#include "preload/lp.h"
+#include "preload/hot/real.h"
+#include "preload/hot/sample.h"
+#include "preload/hot/table.h"
+#include "preload/life/init.h"
+
+/* Bring the profiler up if it is not (first allocation, constructor):
+ * ready is one acquire load; the rest is init.c's. Returns false while
+ * the real allocator is being resolved by this thread: the caller must
+ * then serve the request from the boot arena. */
+static inline bool lp_track_init(void)
+{
+    if (LP_LIKELY(lp_load_acquire(&lp_init_state) == 2))
+        return true;
+    return lp_init_slow();
+}
+
+/* A block p of size bytes was just handed to the program by an
+ * allocation of family how (enum lp_how: malloc, new or new[]). The
+ * sampler's verdict is inlined into each hook: with sample_bytes=N most
+ * blocks stay untracked for the price of a countdown (sample.h). */
+void lp_track_alloc_slow(void *p, size_t size, unsigned how);
+/*
+ * Temporary allocations (heaptrack's definition): each thread keeps the
+ * address of its latest allocation in its TCB slot; a free of exactly
+ * that block, with no allocation of the thread in between, is temporary.
+ * The address is kept complemented: the TCB is a root of the leak scan,
+ * and a plain copy would make the thread's latest block reachable.
+ */
+#define LP_HIDE_ADDR(p) (~(uintptr_t)(p))
+
+static inline __attribute__((always_inline)) void
+lp_track_alloc(void *p, size_t size, unsigned how)
+{
+    lp_self.last_alloc = LP_HIDE_ADDR(p);
+    if (!lp_sample_skip(size))
+        lp_track_alloc_slow(p, size, how);
+}
+
+/* The program releases p with a call of family how: forget it, remember
+ * it in the recently-freed queue, report a mismatched release. Called
+ * before the real free, because after it another thread may receive the
+ * same address. Returns false when p is a bad pointer (reported; see
+ * heap_errors.h): it must then not reach the real free. */
+bool lp_track_free(void *p, unsigned how);
+
+/* Count p as freed if it is tracked, silently (no error report, no freed
+ * queue): for blocks the runtime would free at exit (exit.c). */
+void lp_track_forget(void *p);
+
+/* free(), operator delete and delete[] in one body. Always inlined into
+ * each hook, so that the hook itself is the frame the error and the
+ * freed-at stacks start with. */
+static inline __attribute__((always_inline)) void
+lp_track_release(void *p, unsigned how)
+{
+    int saved;
+
+    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
+        return;
+    if (lp_sample_untracked((uintptr_t)p)) {
+        /* Sampled mode, a block the table certainly does not hold. */
+        lp_in_libc++;
+        lp_real.free(p);
+        lp_in_libc--;
+        return;
+    }
+    saved = errno;
+    if (LP_LIKELY(lp_track_free(p, how))) {
+        lp_in_libc++;
+        lp_real.free(p);
+        lp_in_libc--;
+    }
+    errno = saved;
+}
+
+/* realloc in two steps around the real call: begin forgets old and
+ * returns 1 if it was tracked (its record in *ob), 0 if it was not (pass
+ * it on), -1 if it is a bad pointer (reported: realloc must return NULL
+ * without calling the real one); end records the outcome: np == NULL
+ * means the real realloc failed and old is tracked again. */
+int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
+                           size_t *old_usable);
+void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
+                          const struct lp_block *ob, size_t old_usable);
+
+/* Heap totals derived from the per-stack counters (COLD). */
+struct lp_totals {
+    uint64_t allocs, frees, bytes_allocated;
+    uint64_t live_bytes, live_blocks;
+};
+void lp_track_totals(struct lp_totals *t);
+
+#endif /* LP_PRELOAD_TRACK_H */

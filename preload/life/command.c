@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * command.c - the command line captured for the report header.
+ * Context: BOOT (capture from the constructor), COLD (readers).
+ */
+#include "preload/life/command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+static struct {
+    char args[4096];
+    size_t len;
+    int pid, ppid;
+} command;
+
+void lp_command_capture(bool exec_child)
+{
+    char raw[sizeof(command.args)];
+    size_t len = 0, first;
+    ssize_t n;
+    int fd;
+
+    command.pid = getpid();
+    command.ppid = getppid();
+    fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    while (len < sizeof(raw) - 1 &&
+           ((n = read(fd, raw + len, sizeof(raw) - 1 - len)) > 0 ||
+            (n < 0 && errno == EINTR)))
+        if (n > 0)
+            len += (size_t)n;
+    close(fd);
+    if (len == 0)
+        return;
+    if (raw[len - 1] != '\0')
+        raw[len++] = '\0'; /* cut short: end the last argument */
+    first = strlen(raw) + 1;
+    if (exec_child) {
+        const char *path = (const char *)getauxval(AT_EXECFN);
+        size_t plen = path ? strlen(path) + 1 : 0;
+
+        if (plen && plen + (len - first) <= sizeof(command.args)) {
+            memcpy(command.args, path, plen);
+            memcpy(command.args + plen, raw + first, len - first);
+            command.len = plen + (len - first);
+            return;
+        }
+    }
+    memcpy(command.args, raw, len);
+    command.len = len;
+}
+
+const char *lp_command_args(size_t *len)
+{
+    *len = command.len;
+    return command.args;
+}
+
+int lp_command_parent_pid(void)
+{
+    if (command.pid != 0 && command.pid == getpid())
+        return command.ppid;
+    return getppid();
+}

@@ -1,0 +1,680 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.c - LEAKPROF_OPTIONS parsing: the option table and its setters.
+ *
+ * Each option is one row of lp_options[] with a setter that validates and
+ * stores its value; defaults are applied through the same setters, from
+ * the rows' default text, so a row says everything about its option. The
+ * leakprof launcher links this file and validates its command line with
+ * the same rows.
+ * Context: BOOT. No allocation: everything lands in fixed buffers.
+ */
+#include "preload/life/config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "preload/hot/fault.h"
+#include "report/leaks.h"
+#include "report/signame.h"
+
+struct lp_config lp_config;
+
+static void warn_line(bool warn, bool cmdline, const char *what,
+                      const char *key, const char *val)
+{
+    char buf[512], dashed[128];
+    size_t i;
+    int n;
+
+    if (!warn)
+        return;
+    /* On the command line the user wrote --some-key: say it that way. */
+    if (cmdline) {
+        for (i = 0; key[i] && i + 3 < sizeof(dashed); i++)
+            dashed[i + 2] = key[i] == '_' ? '-' : key[i];
+        dashed[0] = dashed[1] = '-';
+        dashed[i + 2] = 0;
+        key = dashed;
+    }
+    n = snprintf(buf, sizeof(buf), "==%d== leakprof: %s '%s%s%s' %s, ignored\n",
+                 (int)getpid(), what, key, val ? "=" : "", val ? val : "",
+                 cmdline ? "on the leakprof command line" : "in LEAKPROF_OPTIONS");
+    if (n > (int)sizeof(buf))
+        n = sizeof(buf);
+    (void)!write(2, buf, n);
+}
+
+struct name_bits {
+    const char *name;
+    unsigned bits;
+};
+
+/* A comma-separated list of names from t: the union of their bits. */
+static bool parse_set(const char *v, const struct name_bits *t, size_t n,
+                      unsigned *out)
+{
+    unsigned bits = 0;
+    const char *p = v;
+
+    if (!*v)
+        return false;
+    while (*p) {
+        size_t len = strcspn(p, ","), i;
+
+        for (i = 0; i < n; i++)
+            if (strlen(t[i].name) == len && strncmp(t[i].name, p, len) == 0)
+                break;
+        if (i == n)
+            return false;
+        bits |= t[i].bits;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    *out = bits;
+    return true;
+}
+
+static bool parse_kinds(const char *v, unsigned *out)
+{
+    static const struct name_bits names[] = {
+        {"definite", LP_KIND_BIT(LP_KIND_DEFINITE)},
+        {"indirect", LP_KIND_BIT(LP_KIND_INDIRECT)},
+        {"possible", LP_KIND_BIT(LP_KIND_POSSIBLE)},
+        {"reachable", LP_KIND_BIT(LP_KIND_REACHABLE)},
+        {"all", LP_KINDS_ALL},
+        {"none", 0},
+    };
+
+    return parse_set(v, names, LP_ARRAY_SIZE(names), out);
+}
+
+static bool parse_long(const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    long x;
+
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return false;
+    *out = x;
+    return true;
+}
+
+static bool parse_int(const char *v, long lo, long hi, int *out)
+{
+    long n;
+
+    if (!parse_long(v, lo, hi, &n))
+        return false;
+    *out = (int)n;
+    return true;
+}
+
+static bool parse_double(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double x;
+
+    errno = 0;
+    x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi))
+        return false;
+    *out = x;
+    return true;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true") ||
+        !strcmp(v, "all")) {
+        *out = true;
+        return true;
+    }
+    if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false")) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+/* Any signal name or number (report/signame.h) a snapshot may use. */
+static bool parse_signal(const char *v, int *out)
+{
+    int n = lp_signal_parse(v);
+
+    if (n == 0) {
+        *out = 0;
+        return true;
+    }
+    if (n < 0 || !lp_signal_usable_for_snapshot(n))
+        return false;
+    *out = n;
+    return true;
+}
+
+static bool copy_path(char *dst, const char *v)
+{
+    size_t n = strlen(v);
+
+    if (n >= LP_CONFIG_PATH_MAX)
+        return false;
+    memcpy(dst, v, n + 1);
+    return true;
+}
+
+/* One setter per option, in the table's order. */
+
+static bool set_log(struct lp_config *c, const char *v)
+{
+    return copy_path(c->log, v);
+}
+
+static bool set_leak_check(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "no"))
+        c->leak_check = LP_CHECK_NO;
+    else if (!strcmp(v, "summary"))
+        c->leak_check = LP_CHECK_SUMMARY;
+    else if (!strcmp(v, "full") || !strcmp(v, "yes"))
+        c->leak_check = LP_CHECK_FULL;
+    else
+        return false;
+    return true;
+}
+
+static bool set_show_leak_kinds(struct lp_config *c, const char *v)
+{
+    return parse_kinds(v, &c->show_kinds);
+}
+
+static bool set_show_reachable(struct lp_config *c, const char *v)
+{
+    bool b;
+
+    if (!parse_bool(v, &b))
+        return false;
+    c->show_kinds = b ? LP_KINDS_ALL : LP_KINDS_DEFAULT;
+    return true;
+}
+
+static bool set_errors_for_leak_kinds(struct lp_config *c, const char *v)
+{
+    return parse_kinds(v, &c->error_kinds);
+}
+
+static bool set_error_exitcode(struct lp_config *c, const char *v)
+{
+    return parse_int(v, 0, 255, &c->error_exitcode);
+}
+
+static bool set_suppressions(struct lp_config *c, const char *v)
+{
+    if (c->nsuppressions == LP_CONFIG_MAX_SUPP || !*v)
+        return false;
+    if (!copy_path(c->suppressions[c->nsuppressions], v))
+        return false;
+    c->nsuppressions++;
+    return true;
+}
+
+static bool set_builtin_suppressions(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->builtin_suppressions);
+}
+
+static bool set_gen_suppressions(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->gen_suppressions);
+}
+
+static bool set_log_format(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "text"))
+        c->log_json = false;
+    else if (!strcmp(v, "json"))
+        c->log_json = true;
+    else
+        return false;
+    return true;
+}
+
+static bool set_sarif(struct lp_config *c, const char *v)
+{
+    return *v && copy_path(c->sarif, v);
+}
+
+static bool set_pprof(struct lp_config *c, const char *v)
+{
+    return *v && copy_path(c->pprof, v);
+}
+
+static bool set_html(struct lp_config *c, const char *v)
+{
+    return *v && copy_path(c->html, v);
+}
+
+static bool set_massif(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "0") || !strcmp(v, "no")) {
+        c->massif[0] = 0;
+        return true;
+    }
+    return *v && copy_path(c->massif, v);
+}
+
+static bool set_time_unit(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "B"))
+        c->time_unit = LP_TIME_B;
+    else if (!strcmp(v, "ms"))
+        c->time_unit = LP_TIME_MS;
+    else if (!strcmp(v, "i"))
+        c->time_unit = LP_TIME_I;
+    else
+        return false;
+    return true;
+}
+
+static bool set_detailed_freq(struct lp_config *c, const char *v)
+{
+    return parse_int(v, 1, 1000000, &c->detailed_freq);
+}
+
+static bool set_max_snapshots(struct lp_config *c, const char *v)
+{
+    return parse_int(v, 10, 1000, &c->max_snapshots);
+}
+
+static bool set_threshold(struct lp_config *c, const char *v)
+{
+    return parse_double(v, 0, 100, &c->threshold);
+}
+
+static bool set_peak_inaccuracy(struct lp_config *c, const char *v)
+{
+    return parse_double(v, 0, 100, &c->peak_inaccuracy);
+}
+
+static bool set_depth(struct lp_config *c, const char *v)
+{
+    return parse_int(v, 1, 200, &c->depth);
+}
+
+static bool set_snapshot_signal(struct lp_config *c, const char *v)
+{
+    return parse_signal(v, &c->snapshot_signal);
+}
+
+static bool set_sample_bytes(struct lp_config *c, const char *v)
+{
+    long n;
+
+    if (!parse_long(v, 0, 1L << 40, &n))
+        return false;
+    c->sample_bytes = (uint64_t)n;
+    return true;
+}
+
+static bool set_unwind(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "libunwind"))
+        c->unwind_fp = false;
+    else if (!strcmp(v, "fp"))
+        c->unwind_fp = true;
+    else
+        return false;
+    return true;
+}
+
+static bool set_trace_children(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->trace_children);
+}
+
+static bool set_trace_children_skip(struct lp_config *c, const char *v)
+{
+    return copy_path(c->trace_children_skip, v);
+}
+
+static bool set_verbosity(struct lp_config *c, const char *v)
+{
+    return parse_int(v, 0, 10, &c->verbosity);
+}
+
+static bool set_quiet(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->quiet);
+}
+
+static bool set_exec_child(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->exec_child);
+}
+
+static bool set_origin(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "cmdline"))
+        c->from_cmdline = true;
+    else if (!strcmp(v, "env"))
+        c->from_cmdline = false;
+    else
+        return false;
+    return true;
+}
+
+/* Memcheck's --freelist-vol and --keep-stacktraces (heap errors). */
+static bool set_freelist_vol(struct lp_config *c, const char *v)
+{
+    long n;
+
+    if (!parse_long(v, 0, LONG_MAX, &n))
+        return false;
+    c->freelist_vol = (uint64_t)n;
+    return true;
+}
+
+static bool set_keep_stacktraces(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "alloc") || !strcmp(v, "none"))
+        c->keep_free_stacks = false;
+    else if (!strcmp(v, "alloc-and-free") || !strcmp(v, "alloc-then-free"))
+        c->keep_free_stacks = true;
+    else
+        return false;
+    return true;
+}
+
+/* Which live blocks a snapshot signal's live report lists (leakcheck.c):
+ * all of them (start), or only those allocated since the previous
+ * signal's report and still live (last): leaks by age, for services. */
+static bool set_live_since(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "start"))
+        c->live_since_last = false;
+    else if (!strcmp(v, "last"))
+        c->live_since_last = true;
+    else
+        return false;
+    return true;
+}
+
+/* When the exit report frees the C runtime's buffers first (exit.c). */
+static bool set_freeres(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "auto"))
+        c->freeres = 0;
+    else if (!strcmp(v, "always"))
+        c->freeres = 1;
+    else if (!strcmp(v, "never"))
+        c->freeres = -1;
+    else
+        return false;
+    return true;
+}
+
+unsigned lp_fault_mask;
+
+/* fault_inject=open,write,rename,arena: the test seam of fault.h. */
+static bool set_fault_inject(struct lp_config *c, const char *v)
+{
+    static const struct name_bits names[] = {
+        {"open", LP_FAULT_OPEN},     {"write", LP_FAULT_WRITE},
+        {"rename", LP_FAULT_RENAME}, {"arena", LP_FAULT_ARENA},
+        {"none", 0},
+    };
+    unsigned mask;
+
+    (void)c;
+    if (!parse_set(v, names, LP_ARRAY_SIZE(names), &mask))
+        return false;
+    lp_store_relaxed(&lp_fault_mask, mask);
+    return true;
+}
+
+#define KINDS "definite,indirect,possible,reachable|all|none"
+
+const struct lp_option lp_options[] = {
+    {"log", "", "FILE", "write the leak report to FILE (%p: pid) instead of stderr",
+     set_log, 0},
+    {"leak_check", "full", "no|summary|full",
+     "summary: HEAP and LEAK SUMMARY only; full: loss records with stacks",
+     set_leak_check, 0},
+    {"show_leak_kinds", "definite,possible", KINDS,
+     "which loss records to print", set_show_leak_kinds, 0},
+    {"show_reachable", NULL, "yes|no",
+     "yes: show_leak_kinds=all; no: the default kinds (Valgrind's spelling)",
+     set_show_reachable, LP_OPT_BOOL},
+    {"errors_for_leak_kinds", "definite,possible", KINDS,
+     "which kinds count as errors for error_exitcode",
+     set_errors_for_leak_kinds, 0},
+    {"error_exitcode", "0", "N (0..255)",
+     "exit with N when leaks of an error kind remain (and the program would exit 0)",
+     set_error_exitcode, 0},
+    {"suppressions", NULL, "FILE",
+     "Valgrind .supp and/or LSan leak: file; give it again for more (up to 16)",
+     set_suppressions, 0},
+    {"builtin_suppressions", "yes", "yes|no",
+     "suppress one-time runtime allocations (stdio, libstdc++ pool, dlopen TLS)",
+     set_builtin_suppressions, LP_OPT_BOOL},
+    {"gen_suppressions", "no", "yes|no",
+     "print a ready-to-paste suppression after each loss record",
+     set_gen_suppressions, LP_OPT_BOOL},
+    {"log_format", "text", "text|json", "text: Memcheck's layout; json: one JSON document",
+     set_log_format, 0},
+    {"sarif", NULL, "FILE", "also write the leak report as SARIF 2.1.0 (%p: pid)",
+     set_sarif, 0},
+    {"pprof", NULL, "FILE",
+     "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
+     set_pprof, 0},
+    {"html", NULL, "FILE",
+     "also write one self-contained HTML report (%p: pid; FILE.N on each snapshot signal)",
+     set_html, 0},
+    {"massif", "massif.out.%p", "FILE|0", "massif output file (%p: pid); 0: none",
+     set_massif, 0},
+    {"time_unit", "B", "B|ms|i",
+     "massif time axis: bytes allocated+freed, milliseconds, allocation calls",
+     set_time_unit, 0},
+    {"detailed_freq", "10", "N (1..1000000)", "every Nth massif snapshot is detailed",
+     set_detailed_freq, 0},
+    {"max_snapshots", "100", "N (10..1000)", "massif snapshots kept (older ones culled)",
+     set_max_snapshots, 0},
+    {"threshold", "1.0", "P (0..100)", "heap-tree entries below P percent are grouped",
+     set_threshold, 0},
+    {"peak_inaccuracy", "1.0", "P (0..100)",
+     "how far (percent) the recorded massif peak may be below the true peak",
+     set_peak_inaccuracy, 0},
+    {"depth", "30", "N (1..200)", "frames kept per allocation stack",
+     set_depth, 0},
+    {"snapshot_signal", "SIGUSR1", "SIG|N|0",
+     "signal that writes massif.out.%p.N and a live leak report; 0: none",
+     set_snapshot_signal, 0},
+    {"live_since", "start", "start|last",
+     "live report on a snapshot signal: every live block, or only those allocated since the previous signal (leaks by age)",
+     set_live_since, 0},
+    {"sample_bytes", "0", "N (0..2^40)",
+     "0: track every allocation; N: about one per N bytes (production mode)",
+     set_sample_bytes, 0},
+    {"unwind", "libunwind", "libunwind|fp",
+     "stack capture: exact DWARF unwinding, or frame pointers (fastest)",
+     set_unwind, 0},
+    {"trace_children", "no", "yes|no",
+     "yes: also profile programs started with exec (forked children always are)",
+     set_trace_children, LP_OPT_BOOL},
+    {"trace_children_skip", "", "PATTERN,...",
+     "exec'd programs whose path matches a pattern (* and ?) run untraced",
+     set_trace_children_skip, 0},
+    {"verbosity", "0", "N (0..10)",
+     "1: list the used suppressions (as valgrind -s) and print Parent PID",
+     set_verbosity, 0},
+    {"quiet", "no", "yes|no",
+     "print only the loss records (as valgrind -q)", set_quiet, LP_OPT_BOOL},
+    {"freelist_vol", "20000000", "BYTES",
+     "freed blocks remembered to recognise double frees (Memcheck's --freelist-vol)",
+     set_freelist_vol, 0},
+    {"keep_stacktraces", "alloc", "alloc|alloc-and-free",
+     "alloc-and-free: heap errors also show where a block was freed (every free then captures a stack)",
+     set_keep_stacktraces, 0},
+    {"freeres", "auto", "auto|always|never",
+     "free the C runtime's buffers before the leak search: auto only when no other thread runs (always: Memcheck's figures, at the risk of a thread still in libc)",
+     set_freeres, 0},
+    {"fault_inject", NULL, "open,write,rename,arena|none",
+     "tests only: make our own file or memory operations fail",
+     set_fault_inject, LP_OPT_INTERNAL},
+    {"exec_child", "no", "yes|no",
+     "set for the programs a traced process execs", set_exec_child,
+     LP_OPT_INTERNAL},
+    {"origin", "env", "env|cmdline",
+     "where the following options came from, for warnings", set_origin,
+     LP_OPT_INTERNAL},
+};
+const size_t lp_noptions = LP_ARRAY_SIZE(lp_options);
+
+const struct lp_option *lp_option_find(const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < lp_noptions; i++)
+        if (!strcmp(lp_options[i].key, key))
+            return &lp_options[i];
+    return NULL;
+}
+
+void lp_config_defaults(struct lp_config *c)
+{
+    size_t i;
+
+    memset(c, 0, sizeof(*c));
+    for (i = 0; i < lp_noptions; i++)
+        if (lp_options[i].defval)
+            lp_options[i].set(c, lp_options[i].defval);
+}
+
+int lp_config_apply(struct lp_config *c, const char *key, const char *value)
+{
+    const struct lp_option *o = lp_option_find(key);
+
+    if (!o)
+        return -ENOENT;
+    return o->set(c, value) ? 0 : -EINVAL;
+}
+
+int lp_config_parse(struct lp_config *c, const char *text, bool warn)
+{
+    char buf[4096];
+    char *p, *item, *save = NULL;
+    int problems = 0;
+
+    lp_config_defaults(c);
+    if (!text || !*text)
+        return 0;
+    if (strlen(text) >= sizeof(buf)) {
+        warn_line(warn, false, "value too long", "LEAKPROF_OPTIONS", NULL);
+        return 1;
+    }
+    strcpy(buf, text);
+    strcpy(c->options_text, text);
+    for (p = buf; (item = strtok_r(p, ":", &save)) != NULL; p = NULL) {
+        char *eq = strchr(item, '=');
+        int rc;
+
+        if (!*item)
+            continue;
+        if (!eq) {
+            warn_line(warn, c->from_cmdline, "option without a value", item,
+                      NULL);
+            problems++;
+            continue;
+        }
+        *eq = 0;
+        rc = lp_config_apply(c, item, eq + 1);
+        if (rc != 0) {
+            warn_line(warn, c->from_cmdline,
+                      rc == -ENOENT ? "unknown option" : "bad value", item,
+                      eq + 1);
+            problems++;
+        }
+    }
+    return problems;
+}
+
+int lp_config_expand(const char *pattern, int pid, char *out, size_t n)
+{
+    size_t o = 0;
+    const char *p;
+
+    for (p = pattern; *p; p++) {
+        char num[24];
+        const char *add = num;
+        size_t len;
+
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(num, sizeof(num), "%d", pid);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            num[0] = '%';
+            num[1] = 0;
+            p++;
+        } else {
+            num[0] = *p;
+            num[1] = 0;
+        }
+        len = strlen(add);
+        if (o + len + 1 > n)
+            return -ENAMETOOLONG;
+        memcpy(out + o, add, len);
+        o += len;
+    }
+    out[o] = 0;
+    return 0;
+}
+
+/* Glob match of pat[0..plen) against s: '*' any run, '?' any character.
+ * Iterative with one backtrack point, so no recursion and linear time. */
+static bool glob_match(const char *pat, size_t plen, const char *s)
+{
+    size_t p = 0, star = (size_t)-1;
+    const char *mark = NULL;
+
+    while (*s) {
+        if (p < plen && (pat[p] == '?' || pat[p] == *s)) {
+            p++;
+            s++;
+        } else if (p < plen && pat[p] == '*') {
+            star = p++;
+            mark = s;
+        } else if (star != (size_t)-1) {
+            p = star + 1;
+            s = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < plen && pat[p] == '*')
+        p++;
+    return p == plen;
+}
+
+bool lp_config_glob_list(const char *list, const char *path)
+{
+    const char *p = list;
+
+    while (p && *p) {
+        size_t len = strcspn(p, ",");
+
+        if (len && glob_match(p, len, path))
+            return true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag.c - where our own output goes: the stderr the process started with.
+ *
+ * Many programs close fd 2 before they exit (ls, sort, tar...), and some
+ * then open a file that takes number 2: a report written to "fd 2" would
+ * be lost or, worse, land in the program's data. Like Valgrind, we keep a
+ * private duplicate (close-on-exec, at a high number) taken when the
+ * library starts, and remember what it was (device and inode). Writes go
+ * to the duplicate while it still is that file; if the program closed it
+ * too, to fd 2 only if fd 2 still is that file; otherwise nowhere.
+ * Context: COLD/BOOT; lp_stderr_write is async-signal-safe.
+ */
+#include "preload/life/diag.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PRIVATE_FD_MIN 1000
+
+static struct {
+    int fd; /* our duplicate, -1 when stderr was closed at start */
+    dev_t dev;
+    ino_t ino;
+    bool known;
+} err = {.fd = -1};
+
+void lp_diag_init(void)
+{
+    struct stat st;
+    int fd;
+
+    if (err.known || fstat(2, &st) != 0)
+        return;
+    fd = fcntl(2, F_DUPFD_CLOEXEC, PRIVATE_FD_MIN);
+    if (fd < 0)
+        fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    err.dev = st.st_dev;
+    err.ino = st.st_ino;
+    err.fd = fd;
+    err.known = true;
+}
+
+static bool is_original(int fd)
+{
+    struct stat st;
+
+    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == err.dev &&
+           st.st_ino == err.ino;
+}
+
+/* The descriptor that still is the original stderr, or -1. */
+int lp_stderr_fd(void)
+{
+    if (!err.known)
+        return 2; /* before the constructor ran: nothing to protect yet */
+    if (is_original(err.fd))
+        return err.fd;
+    if (is_original(2))
+        return 2;
+    return -1;
+}
+
+void lp_write_all(int fd, const char *buf, size_t len)
+{
+    while (fd >= 0 && len > 0) {
+        ssize_t n = write(fd, buf, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+void lp_stderr_write(const char *buf, size_t len)
+{
+    lp_write_all(lp_stderr_fd(), buf, len);
+}
+
+void lp_diag(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    int saved = errno;
+    int n = snprintf(buf, sizeof(buf), "==%d== leakprof: ", (int)getpid());
+
+    va_start(ap, fmt);
+    n += vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof(buf) - 2)
+        n = sizeof(buf) - 2;
+    buf[n++] = '\n';
+    lp_stderr_write(buf, (size_t)n);
+    errno = saved;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exit.c - the end of the run: leak check, report, massif file, status.
+ *
+ * One exit path for the three ways a process ends:
+ *  - normally (return from main, exit()): our destructor runs early in
+ *    _dl_fini (a preloaded object is finalised before the libraries the
+ *    program linked), so it does not report there: it registers one more
+ *    exit handler, which glibc runs after _dl_fini has returned, i.e. after
+ *    every library destructor and before stdio's final flush. Only then is
+ *    the heap what Memcheck would see.
+ *  - by _exit/_Exit (fork children): nothing of the program's may run any
+ *    more: no stdio flush, no freeing of the runtime's buffers.
+ *  - by a fatal signal (fatal_signal.c): as _exit, then the signal is
+ *    raised again.
+ * The runtimes' long-lived memory (stdio buffers, libstdc++'s emergency
+ * pool) is given back first, as Valgrind does, but only on a normal exit of
+ * a process with no other thread left: another thread may still be inside
+ * localtime() or strerror() using exactly those buffers.
+ * The report runs on a stack of our own when the current one may be small
+ * (a sigaltstack, a signal handler).
+ * Context: COLD.
+ */
+#include "preload/life/exit.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "preload/hot/arena.h"
+#include "preload/life/config.h"
+#include "preload/life/diag.h"
+#include "preload/massif/export.h"
+#include "preload/hot/guard.h"
+#include "preload/scan/leakcheck.h"
+#include "preload/life/process.h"
+#include "preload/hot/snapshot.h"
+#include "preload/life/thread_registry.h"
+#include "preload/hot/track.h"
+
+#define REPORT_STACK_SIZE (8u << 20)
+
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+static int report_done;
+static unsigned report_errors;
+static bool deferred;
+
+/*
+ * Give back what the C and C++ runtimes keep for the life of the process
+ * (stdio buffers, libstdc++'s emergency exception pool, ...), as Valgrind
+ * does before its leak search, so "in use at exit" means what it means
+ * under Memcheck. Both functions exist for exactly this purpose; neither
+ * may run while another thread can still use what they free.
+ */
+static void runtime_freeres(void)
+{
+    void (*cxx)(void), (*libc)(void);
+
+    /* A failed dlsym allocates its error message: look up as ourselves. */
+    lp_guard_held = true;
+    cxx = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
+    libc = (void (*)(void))dlsym(RTLD_DEFAULT, "__libc_freeres");
+    lp_guard_held = false;
+    fflush(NULL);
+    if (cxx)
+        cxx();
+    if (libc)
+        libc();
+}
+
+/* Call fn(arg) with the stack pointer at top (x86-64); elsewhere, call it
+ * on the current stack. */
+void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top);
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl lp_exit_call_on_stack\n"
+        ".hidden lp_exit_call_on_stack\n"
+        ".type lp_exit_call_on_stack,@function\n"
+        "lp_exit_call_on_stack:\n"
+        "  .cfi_startproc\n"
+        "  push %rbp\n"
+        "  .cfi_def_cfa_offset 16\n"
+        "  .cfi_offset %rbp, -16\n"
+        "  mov %rsp, %rbp\n"
+        "  .cfi_def_cfa_register %rbp\n"
+        "  mov %rdx, %rsp\n"
+        "  and $-16, %rsp\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %rdi\n"
+        "  call *%rax\n"
+        "  mov %rbp, %rsp\n"
+        "  pop %rbp\n"
+        "  .cfi_def_cfa %rsp, 8\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size lp_exit_call_on_stack, .-lp_exit_call_on_stack\n");
+#else
+void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top)
+{
+    (void)top;
+    fn(arg);
+}
+#endif
+
+static void write_outputs(void *arg)
+{
+    (void)arg;
+    if (lp_arena_failed())
+        lp_diag("the system refused memory for leakprof's own tables: some "
+                "allocations were not tracked, every figure below is "
+                "incomplete");
+    report_errors = lp_leakcheck_run(false);
+    lp_snapshot_write_final();
+    lp_export_write(0); /* pprof=, html= */
+}
+
+/* The current stack may be small: an alternate signal stack, or a signal
+ * handler's frame on a thread stack we know nothing about. */
+static bool stack_may_be_small(enum lp_exit_how how)
+{
+    stack_t ss;
+
+    if (how == LP_EXIT_SIGNAL)
+        return true;
+    return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+}
+
+/*
+ * With other threads still running, the runtime's buffers stay (they may
+ * be in use), but what __libc_freeres would free is counted as freed, as
+ * Memcheck counts it (Valgrind frees them once the other threads are
+ * gone): the stdio streams' buffers, and the DTVs of finished threads
+ * whose stacks glibc keeps cached. Counted only: the memory stays
+ * allocated, since another thread may still use a stream, and a thread
+ * created later may reuse a cached stack with its DTV.
+ */
+/* glibc's list of open streams (exported since 2.2.5; the FILE part of
+ * each entry is the public struct). */
+extern FILE *_IO_list_all;
+#define LP_IO_USER_BUF 0x0001 /* the stream's buffer is not glibc's */
+
+static void forget_runtime_buffers(void)
+{
+    uintptr_t dtv[256];
+    size_t i, n = lp_threads_dead_dtvs(dtv, LP_ARRAY_SIZE(dtv));
+    FILE *f;
+    unsigned guard = 0;
+
+    for (i = 0; i < n; i++)
+        lp_track_forget((void *)dtv[i]);
+    /* The stdio buffers glibc's _IO_cleanup would release (a racing
+     * fopen/fclose elsewhere only makes us count one more or one less). */
+    for (f = lp_load_acquire(&_IO_list_all); f && guard < 100000;
+         f = f->_chain, guard++)
+        if (f->_IO_buf_base && !(f->_flags & LP_IO_USER_BUF))
+            lp_track_forget(f->_IO_buf_base);
+}
+
+void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
+{
+    void *stack = NULL;
+
+    if (__atomic_exchange_n(&report_done, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return;
+    /* Its frees are the program's: before the guard. */
+    if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
+        if (lp_config.freeres > 0 || lp_threads_others_running() == 0)
+            runtime_freeres();
+        else
+            forget_runtime_buffers();
+    }
+    lp_guard_hold_forever();
+    if (stack_may_be_small(how))
+        stack = lp_arena_alloc(REPORT_STACK_SIZE);
+    /* Where this thread's live stack begins, for the scan. */
+    lp_process.report_tid = (int)gettid();
+    lp_process.report_sp =
+        live_sp ? live_sp
+                : (stack ? 0 : (uintptr_t)__builtin_frame_address(0));
+    if (stack)
+        lp_exit_call_on_stack(write_outputs, NULL,
+                              (char *)stack + REPORT_STACK_SIZE);
+    else
+        write_outputs(NULL);
+    /* From here on nothing is tracked: later frees are not the program's
+     * business any more, and tables must not change under a reader. */
+    lp_store_release(&lp_state, LP_STATE_DONE);
+}
+
+/* Registered from our destructor: runs after _dl_fini returned. */
+static void after_all_destructors(void *unused)
+{
+    (void)unused;
+    lp_exit_report(LP_EXIT_NORMAL, 0);
+    if (lp_process.exit_status_known && lp_process.exit_status == 0 &&
+        report_errors > 0 && lp_config.error_exitcode) {
+        fflush(NULL); /* what exit() would still have done */
+        _exit(lp_config.error_exitcode);
+    }
+}
+
+void lp_exit_from_destructor(void)
+{
+    bool held = lp_guard_held;
+
+    if (deferred)
+        return;
+    deferred = true;
+    /* glibc runs exit handlers registered while _dl_fini runs once it has
+     * returned. No DSO handle: our own __cxa_finalize, still to come in
+     * this _dl_fini, must not run it. The list node it may allocate is
+     * not the program's. Registration fails once the last handler ran
+     * (exit already done): then report now. */
+    lp_guard_held = true;
+    if (__cxa_atexit(after_all_destructors, NULL, NULL) == 0) {
+        lp_guard_held = held;
+        return;
+    }
+    lp_guard_held = held;
+    after_all_destructors(NULL);
+}
+
+int lp_exit_final_status(int status, bool run_report)
+{
+    if (run_report)
+        lp_exit_report(LP_EXIT_QUICK, 0);
+    if (status == 0 && report_errors > 0 && lp_config.error_exitcode)
+        return lp_config.error_exitcode;
+    return status;
+}

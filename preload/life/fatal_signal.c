@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fatal_signal.c - a report even when the program dies of a signal.
+ *
+ * Memcheck prints its leak report when the program is killed by SIGSEGV,
+ * SIGABRT, SIGTERM... and the process still dies of that signal. We do the
+ * same for every signal whose default action ends the process, where the
+ * program leaves it at SIG_DFL (a handler of the program's, or an
+ * inherited SIG_IGN, is left alone; sigchain.c keeps ours invisible and
+ * steps aside when the program installs its own later).
+ *
+ * The handler is installed with SA_RESETHAND | SA_NODEFER: on entry the
+ * signal is back at SIG_DFL and not blocked. It writes the report the
+ * quick way (no stdio flush, no freeing of the runtime's buffers: the
+ * program is dying, not exiting) on a stack of our own, then sends the
+ * signal to its own thread again, which ends the process with the native
+ * status. If the signal comes from inside leakprof itself (guard held) or
+ * while the report is already being written, no report: just die.
+ *
+ * This is the one place where a report is written from a signal handler,
+ * which is not async-signal-safe: a program that crashed inside the
+ * allocator may hang here instead of dying. The report runs only when the
+ * crash happened outside our code; it is what Memcheck users expect.
+ * Context: BOOT (install), SIGNAL (handler).
+ */
+#include "preload/life/fatal_signal.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "preload/life/config.h"
+#include "preload/life/exit.h"
+#include "preload/hot/guard.h"
+#include "preload/life/sigchain.h"
+
+#define RED_ZONE 128
+
+static const int fatal_signals[] = {
+    SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT, SIGTRAP,   SIGSYS,
+    SIGPIPE, SIGTERM, SIGINT,  SIGQUIT, SIGHUP,  SIGALRM,   SIGXCPU,
+    SIGXFSZ, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR,
+};
+
+static uintptr_t interrupted_sp(void *ucv)
+{
+#if defined(__x86_64__)
+    const ucontext_t *uc = ucv;
+
+    return uc ? (uintptr_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
+#elif defined(__aarch64__)
+    const ucontext_t *uc = ucv;
+
+    return uc ? (uintptr_t)uc->uc_mcontext.sp : 0;
+#else
+    (void)ucv;
+    return 0;
+#endif
+}
+
+static void on_fatal(int signo, siginfo_t *si, void *ucv)
+{
+    uintptr_t sp = interrupted_sp(ucv);
+
+    (void)si;
+    if (!lp_guard_held && lp_load_acquire(&lp_state) == LP_STATE_READY)
+        lp_exit_report(LP_EXIT_SIGNAL, sp > RED_ZONE ? sp - RED_ZONE : 0);
+    /* SA_RESETHAND put SIG_DFL back; SA_NODEFER left it unblocked. */
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
+}
+
+void lp_fatal_signal_init(void)
+{
+    size_t i;
+
+    for (i = 0; i < LP_ARRAY_SIZE(fatal_signals); i++) {
+        int signo = fatal_signals[i];
+
+        if (signo == lp_config.snapshot_signal)
+            continue; /* snapshot_signal.c owns it */
+        (void)lp_sigchain_install(signo, on_fatal, LP_SIGCHAIN_YIELD, false);
+    }
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * init.c - bringing the library up: the first allocation (or our
+ * constructor) parses the options, sizes the recently-freed queue and
+ * starts massif; a process in secure execution gets nothing of it.
+ *
+ * The hot path only asks "ready?" (lp_track_init in track.h: one acquire
+ * load); everything else is here, run once per process.
+ * Context: BOOT (no allocation through the hooks); lp_init_request_service
+ * is SIGNAL-safe.
+ */
+#include "preload/life/init.h"
+
+#include <stdlib.h>
+#include <sys/auxv.h>
+
+#include "preload/life/config.h"
+#include "preload/hot/freed.h"
+#include "preload/hot/guard.h"
+#include "preload/hot/real.h"
+#include "preload/hot/sample.h"
+#include "preload/life/snapshot_signal.h"
+#include "preload/hot/snapshot.h"
+#include "preload/hot/stack.h"
+
+int lp_init_state;
+#define init_here (lp_self.track_init_here)
+
+void lp_init_request_service(void)
+{
+    int expect = 2;
+
+    lp_cas(&lp_init_state, &expect, 3);
+}
+
+/* Serve a pending request, outside any handler and any lock of ours. */
+static LP_NOINLINE bool serve_request(void)
+{
+    int expect = 3;
+
+    if (!lp_guard_held && lp_cas(&lp_init_state, &expect, 2))
+        lp_signal_start_dumper();
+    return true;
+}
+
+bool lp_init_slow(void)
+{
+    int expect = 0, st = lp_load_acquire(&lp_init_state);
+
+    if (LP_LIKELY(st == 2))
+        return true;
+    if (st == 3)
+        return serve_request();
+    if (init_here)
+        return lp_real_init();
+    if (!lp_cas(&lp_init_state, &expect, 1)) {
+        while (lp_load_acquire(&lp_init_state) < 2)
+            ;
+        return true;
+    }
+    init_here = true;
+    lp_real_init();
+    if (getauxval(AT_SECURE)) {
+        /* setuid/setgid: the caller's environment must not steer a
+         * privileged process; read no options, write nothing, install
+         * nothing. Every hook passes straight through. */
+        lp_config_parse(&lp_config, NULL, false);
+        init_here = false;
+        lp_store_release(&lp_state, LP_STATE_DONE);
+        lp_store_release(&lp_init_state, 2);
+        return true;
+    }
+    lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
+    lp_freed_set_volume(lp_config.freelist_vol);
+    lp_sample_init();
+    (void)lp_stack_is_self((uintptr_t)&lp_init_slow);
+    lp_snapshot_init();
+    init_here = false;
+    lp_store_release(&lp_state, LP_STATE_READY);
+    lp_store_release(&lp_init_state, 2);
+    return true;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - library constructor and destructor.
+ *
+ * The constructor finishes what the first allocation may already have
+ * started (lp_track_init is idempotent), keeps a private copy of the
+ * stderr the process started with, and installs the fork protocol and the
+ * signal handlers. In secure mode (AT_SECURE) it does none of that. The
+ * destructor runs from _dl_fini, before the destructors of the libraries
+ * the program linked; exit.c defers the report until they have run.
+ * Context: BOOT / COLD.
+ */
+#include <sys/auxv.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/life/command.h"
+#include "preload/life/config.h"
+#include "preload/life/diag.h"
+#include "preload/life/exit.h"
+#include "preload/life/fatal_signal.h"
+#include "preload/life/fork.h"
+#include "preload/hot/guard.h"
+#include "preload/scan/leakcheck.h"
+#include "preload/life/process.h"
+#include "preload/life/snapshot_signal.h"
+#include "preload/hot/track.h"
+#include "preload/hot/stack_walk.h"
+
+/* trace_children=no: programs this one execs must not load us again. */
+static void drop_from_ld_preload(void)
+{
+    const char *v = getenv("LD_PRELOAD");
+    char buf[4096], out[4096];
+    char *tok, *save = NULL;
+    size_t o = 0;
+
+    if (!v || strlen(v) >= sizeof(buf))
+        return;
+    strcpy(buf, v);
+    out[0] = 0;
+    for (tok = strtok_r(buf, ": ", &save); tok; tok = strtok_r(NULL, ": ", &save)) {
+        const char *base = strrchr(tok, '/');
+
+        if (strcmp(base ? base + 1 : tok, "libleakprof.so") == 0)
+            continue;
+        o += snprintf(out + o, sizeof(out) - o, "%s%s", o ? ":" : "", tok);
+    }
+    if (o)
+        setenv("LD_PRELOAD", out, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
+/*
+ * trace_children=yes: mark the environment, so that the programs this one
+ * execs know they are not the first process (their Command: line shows
+ * the exec'd path, log= without %p is appended to, trace_children_skip
+ * applies to them).
+ */
+static void mark_exec_children(void)
+{
+    const char *v = getenv("LEAKPROF_OPTIONS");
+    char buf[4096];
+    int n;
+
+    if (lp_config.exec_child)
+        return;
+    n = snprintf(buf, sizeof(buf), "%s%sexec_child=yes", v ? v : "",
+                 v && *v ? ":" : "");
+    if (n > 0 && (size_t)n < sizeof(buf))
+        setenv("LEAKPROF_OPTIONS", buf, 1);
+}
+
+/* trace_children_skip: is this exec'd program one to leave alone? Its
+ * path is the one it was exec'd with, as Valgrind matches it. */
+static bool skipped_child(void)
+{
+    const char *path = (const char *)getauxval(AT_EXECFN);
+
+    return lp_config.exec_child && lp_config.trace_children_skip[0] && path &&
+           lp_config_glob_list(lp_config.trace_children_skip, path);
+}
+
+__attribute__((constructor(101))) static void leakprof_init(void)
+{
+    lp_track_init();
+    if (lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return; /* secure mode: invisible */
+    lp_process.pid = getpid();
+    lp_diag_init();
+    if (skipped_child()) {
+        /* Run as if we were not loaded, and so do its own children. */
+        lp_store_release(&lp_state, LP_STATE_DONE);
+        lp_guard_held = true;
+        drop_from_ld_preload();
+        lp_guard_held = false;
+        return;
+    }
+    lp_command_capture(lp_config.exec_child);
+    lp_guard_held = true;
+    if (!lp_config.trace_children)
+        drop_from_ld_preload();
+    else
+        mark_exec_children();
+    lp_guard_held = false;
+    lp_leakcheck_log_begin();
+    lp_fork_init();
+    lp_signal_init();
+    lp_fatal_signal_init();
+    lp_unwind_warm_up();
+}
+
+__attribute__((destructor(101))) static void leakprof_fini(void)
+{
+    lp_exit_from_destructor();
+}

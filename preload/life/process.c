@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * process.c - wrapping main and the exit functions.
+ *
+ * __libc_start_main is interposed so that main runs under our wrapper:
+ * once main returns, its frames are dead, and the leak scan must not take
+ * what they held as roots (Memcheck never sees them). The wrapper records
+ * its own stack pointer at that moment, which bounds the main thread's
+ * scan. exit() and _exit() are interposed to learn the exit status (for
+ * error_exitcode) and, for _exit in a child that never ran destructors,
+ * to write its report.
+ * Context: BOOT / COLD.
+ */
+#include "preload/life/process.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "preload/life/exit.h"
+
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),
+                             void (*)(void), void (*)(void), void *);
+static main_fn real_main;
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+                      void (*fini)(void), void (*rtld_fini)(void),
+                      void *stack_end);
+
+static int wrapped_main(int argc, char **argv, char **envp)
+{
+    int rc;
+
+    lp_process.main_sp = (uintptr_t)__builtin_frame_address(0);
+    rc = real_main(argc, argv, envp);
+    lp_process.exit_status = rc;
+    lp_process.exit_status_known = true;
+    /* Everything below this frame belonged to main and is dead now. */
+    lp_process.exit_sp = (uintptr_t)__builtin_frame_address(0);
+    __atomic_store_n(&lp_process.main_returned, true, __ATOMIC_RELEASE);
+    return rc;
+}
+
+LP_EXPORT int __libc_start_main(main_fn main, int argc, char **argv,
+                                void (*init)(void), void (*fini)(void),
+                                void (*rtld_fini)(void), void *stack_end)
+{
+    start_main_fn real =
+        (start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+
+    real_main = main;
+    lp_process.main_wrapped = true;
+    return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+LP_EXPORT _Noreturn void exit(int status)
+{
+    void (*real)(int) = (void (*)(int))dlsym(RTLD_NEXT, "exit");
+
+    lp_process.exit_status = status;
+    lp_process.exit_status_known = true;
+    real(status);
+    __builtin_unreachable();
+}
+
+static _Noreturn void exit_now(const char *name, int status)
+{
+    void (*real)(int) = (void (*)(int))dlsym(RTLD_NEXT, name);
+
+    lp_process.exit_status = status;
+    lp_process.exit_status_known = true;
+    /* A vfork child shares our memory with its parent: hands off. */
+    real(lp_exit_final_status(status, getpid() == lp_process.pid));
+    __builtin_unreachable();
+}
+
+LP_EXPORT _Noreturn void _exit(int status) { exit_now("_exit", status); }
+LP_EXPORT _Noreturn void _Exit(int status) { exit_now("_Exit", status); }

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sigchain.c - signals we handle without the program noticing.
+ *
+ * We put handlers on signals the program has not claimed: the snapshot
+ * signal, and the fatal signals (to write the report before the process
+ * dies). A program asking sigaction() or signal() about such a signal
+ * must still see what it would see without us (SIG_DFL, or what it set
+ * itself): a runtime that installs its SIGINT handler only over SIG_DFL
+ * (Python does) would otherwise change behaviour under us. So sigaction
+ * and signal are interposed; for a signal we own they answer from the
+ * program's view, and what the program sets goes:
+ *  - LP_SIGCHAIN_CHAIN (the snapshot signal): into the view; our handler
+ *    stays and calls the program's handler after its own work.
+ *  - LP_SIGCHAIN_YIELD (fatal signals): to the kernel; we step aside and
+ *    the program's handler decides, as without us. SIG_DFL keeps ours.
+ * Signals the program sets through glibc-internal paths (abort, system)
+ * or raw syscalls bypass this; those paths restore what they found.
+ * Context: the interposers run in any thread (COLD: no allocation, no
+ * lock but a spinlock of ours around the view); lp_sigchain_call runs in
+ * a handler (SIGNAL).
+ */
+#include "preload/life/sigchain.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+
+#include "preload/hot/guard.h"
+
+#define NSIGS 65
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static struct {
+    int lock;
+    sigaction_fn real;
+    struct {
+        int mode; /* 0: not ours, else enum lp_sigchain_mode */
+        struct sigaction view;
+    } sig[NSIGS];
+} chain;
+
+static sigaction_fn real_sigaction(void)
+{
+    sigaction_fn f = lp_load_acquire(&chain.real);
+
+    if (!f) {
+        bool held = lp_guard_held;
+
+        lp_guard_held = true; /* dlsym may allocate */
+        f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+        lp_guard_held = held;
+        lp_store_release(&chain.real, f);
+    }
+    return f;
+}
+
+int lp_sigchain_install(int signo, void (*fn)(int, siginfo_t *, void *),
+                        enum lp_sigchain_mode mode, bool over_ign)
+{
+    struct sigaction old, sa;
+    sigaction_fn real = real_sigaction();
+
+    if (signo <= 0 || signo >= NSIGS || !real || real(signo, NULL, &old))
+        return -EINVAL;
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN &&
+        !over_ign)
+        return -EPERM; /* inherited SIG_IGN: the program asked for it */
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL &&
+        old.sa_handler != SIG_IGN && mode == LP_SIGCHAIN_YIELD)
+        return -EBUSY; /* the program's own handler decides */
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fn;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    if (mode == LP_SIGCHAIN_YIELD)
+        sa.sa_flags |= SA_NODEFER | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    lp_spin_lock(&chain.lock);
+    chain.sig[signo].view = old;
+    if (real(signo, &sa, NULL) == 0)
+        lp_store_release(&chain.sig[signo].mode, (int)mode);
+    lp_spin_unlock(&chain.lock);
+    return chain.sig[signo].mode ? 0 : -errno;
+}
+
+bool lp_sigchain_call(int signo, siginfo_t *si, void *uc)
+{
+    struct sigaction v;
+
+    if (signo <= 0 || signo >= NSIGS)
+        return false;
+    v = chain.sig[signo].view; /* a torn read only mixes two handlers of
+                                  the program's: it set both */
+    if (v.sa_flags & SA_SIGINFO) {
+        if (v.sa_sigaction) {
+            v.sa_sigaction(signo, si, uc);
+            return true;
+        }
+        return false;
+    }
+    if (v.sa_handler == SIG_DFL || v.sa_handler == SIG_IGN)
+        return false;
+    v.sa_handler(signo);
+    return true;
+}
+
+bool lp_sigchain_program_handles(int signo)
+{
+    const struct sigaction *v;
+
+    if (signo <= 0 || signo >= NSIGS)
+        return false;
+    v = &chain.sig[signo].view;
+    return (v->sa_flags & SA_SIGINFO) ||
+           (v->sa_handler != SIG_DFL && v->sa_handler != SIG_IGN);
+}
+
+LP_EXPORT int sigaction(int signo, const struct sigaction *act,
+                        struct sigaction *old)
+{
+    sigaction_fn real = real_sigaction();
+    int mode, rc = 0;
+
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (signo <= 0 || signo >= NSIGS ||
+        (mode = lp_load_acquire(&chain.sig[signo].mode)) == 0)
+        return real(signo, act, old);
+    lp_spin_lock(&chain.lock);
+    mode = chain.sig[signo].mode;
+    if (mode == 0) {
+        lp_spin_unlock(&chain.lock);
+        return real(signo, act, old);
+    }
+    if (old)
+        *old = chain.sig[signo].view;
+    if (act) {
+        bool dfl = !(act->sa_flags & SA_SIGINFO) &&
+                   act->sa_handler == SIG_DFL;
+
+        if (mode == LP_SIGCHAIN_YIELD && !dfl) {
+            /* The program takes the signal over: ours goes. */
+            rc = real(signo, act, NULL);
+            if (rc == 0)
+                lp_store_release(&chain.sig[signo].mode, 0);
+        }
+        if (rc == 0)
+            chain.sig[signo].view = *act;
+    }
+    lp_spin_unlock(&chain.lock);
+    return rc;
+}
+
+static __sighandler_t set_handler(int signo, __sighandler_t h, int flags)
+{
+    struct sigaction sa, old;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = h;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    if (signo > 0 && signo < NSIGS)
+        sigaddset(&sa.sa_mask, signo);
+    if (sigaction(signo, &sa, &old) != 0)
+        return SIG_ERR;
+    /* sa_handler and sa_sigaction share storage: either way, this is the
+     * old handler's address, as glibc's signal() returns it. */
+    return old.sa_handler;
+}
+
+/* glibc's signal() has BSD semantics: handler stays, calls restart. */
+LP_EXPORT __sighandler_t signal(int signo, __sighandler_t h)
+{
+    return set_handler(signo, h, SA_RESTART);
+}
+
+__sighandler_t bsd_signal(int signo, __sighandler_t h);
+LP_EXPORT __sighandler_t bsd_signal(int signo, __sighandler_t h)
+{
+    return set_handler(signo, h, SA_RESTART);
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snapshot_signal.c - snapshot_signal (SIGUSR1 by default) asks for a snapshot; the
+ * dumper thread takes it.
+ *
+ * The handler may interrupt a thread that is inside an allocation and
+ * holds a shard lock or the snapshot lock, so it must not lock, allocate
+ * or format: it bumps a counter and writes one byte to a pipe (libuv's
+ * self-pipe), both listed in signal-safety(7). The dumper thread blocks
+ * every signal, holds the guard for good (its own allocations are never
+ * tracked), sleeps in read(2) and, per wake-up, writes massif.out.PID.N
+ * (N = 1, 2, ...) and a live leak report. Requests that arrive while a
+ * dump runs are coalesced into the next one.
+ *
+ * The dumper is not started with the process: a thread of ours would make
+ * every process multithreaded (glibc's locked allocator paths, unshare -U
+ * refused). It starts when the program creates its first thread (then it
+ * costs nothing more), or at the first snapshot signal: from the handler
+ * itself when the process is single-threaded and the interrupted code is
+ * not inside the allocator, fork or our own code (nothing that
+ * pthread_create needs can be held then), else at the next allocation.
+ *
+ * Installed through sigchain.c: a handler the program installs for the
+ * same signal is chained (it runs after the snapshot request), and an
+ * inherited SIG_IGN is left alone (no snapshots then; the README says so).
+ * The pipe's ends live at high descriptor numbers, so the program's own
+ * descriptors are numbered as without us. A program that closes all
+ * descriptors may close our pipe and reuse its numbers: the handler checks
+ * the write end is still our pipe (fstat, async-signal-safe) before
+ * writing, and the dumper falls back to polling the counter.
+ * Context: SIGNAL (handler) / COLD (dumper thread, init, fork child).
+ */
+#include "preload/life/snapshot_signal.h"
+
+#include "preload/life/thread_registry.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/life/config.h"
+#include "preload/massif/export.h"
+#include "preload/hot/guard.h"
+#include "preload/scan/leakcheck.h"
+#include "preload/hot/snapshot.h"
+#include "preload/life/diag.h"
+#include "preload/life/sigchain.h"
+#include "preload/hot/track.h"
+#include "report/signame.h"
+
+static struct {
+    int wake_fd[2]; /* read end blocking, write end O_NONBLOCK; CLOEXEC */
+    dev_t dev;      /* identity of the write end, checked by the handler */
+    ino_t ino;
+    unsigned requests;
+    unsigned seq; /* N of the last massif.out.PID.N */
+    bool installed;
+    int starting;  /* start_dumper claimed (once per process) */
+    bool running;  /* the dumper thread exists */
+    bool told_chained;
+} sig = { .wake_fd = { -1, -1 } };
+
+static int start_dumper(void);
+
+/* Start the dumper now if nothing it needs can be held by this thread. */
+static bool start_from_handler(void)
+{
+    bool held = lp_guard_held;
+    int rc;
+
+    if (lp_load_relaxed(&lp_threaded) || held || lp_in_libc != 0 ||
+        lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return false;
+    lp_guard_held = true;
+    rc = start_dumper();
+    lp_guard_held = held;
+    return rc == 0;
+}
+
+static void wake(void)
+{
+    char one = 1;
+    struct stat st;
+    int fd = lp_load_relaxed(&sig.wake_fd[1]);
+
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == sig.ino &&
+        st.st_dev == sig.dev)
+        (void)!write(fd, &one, 1); /* EAGAIN: a wake-up is pending */
+}
+
+static void on_signal(int signo, siginfo_t *si, void *uc)
+{
+    int saved_errno = errno;
+
+    lp_add_relaxed(&sig.requests, 1);
+    if (lp_load_acquire(&sig.running))
+        wake();
+    else if (!start_from_handler())
+        lp_init_request_service(); /* at the next allocation */
+    errno = saved_errno;
+    lp_sigchain_call(signo, si, uc);
+}
+
+static void dump(void)
+{
+    unsigned n = ++sig.seq;
+    char name[32];
+
+    if (!sig.told_chained &&
+        lp_sigchain_program_handles(lp_config.snapshot_signal)) {
+        sig.told_chained = true;
+        lp_diag("the program also handles %s: each one writes a snapshot, "
+                "then runs the program's handler",
+                lp_signal_name(lp_config.snapshot_signal, name, sizeof(name)));
+    }
+    (void)lp_snapshot_dump(n);
+    lp_leakcheck_live(n);
+    lp_export_write(n); /* pprof=, html= as PATH.N */
+}
+
+/* Wait for a wake-up; false when the pipe is gone (then poll). */
+static bool wait_pipe(int fd)
+{
+    char buf[64];
+    ssize_t n;
+
+    do
+        n = read(fd, buf, sizeof(buf));
+    while (n < 0 && errno == EINTR);
+    return n > 0;
+}
+
+static void *dumper_main(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    bool pipe_ok = true;
+
+    lp_guard_hold_forever(); /* this thread's own allocations are untracked */
+    lp_threads_self_internal(); /* never stopped, never a root */
+    for (;;) {
+        if (pipe_ok)
+            pipe_ok = wait_pipe(fd);
+        if (!pipe_ok) {
+            struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+            nanosleep(&ts, NULL);
+        }
+        if (lp_load_acquire(&lp_state) == LP_STATE_DONE)
+            continue; /* exiting: the exit path owns the reports */
+        if (lp_xchg_acq_rel(&sig.requests, 0) != 0)
+            dump();
+    }
+    return NULL;
+}
+
+/* Keep the low descriptor numbers for the program. */
+static void move_high(int *fd)
+{
+    int hi = fcntl(*fd, F_DUPFD_CLOEXEC, 1000);
+
+    if (hi >= 0) {
+        close(*fd);
+        *fd = hi;
+    }
+}
+
+static int make_pipe(void)
+{
+    int fds[2];
+    struct stat st;
+
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -errno;
+    move_high(&fds[0]);
+    move_high(&fds[1]);
+    if (fcntl(fds[1], F_SETFL, O_NONBLOCK) != 0 || fstat(fds[1], &st) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -EIO;
+    }
+    sig.dev = st.st_dev;
+    sig.ino = st.st_ino;
+    sig.wake_fd[0] = fds[0];
+    lp_store_release(&sig.wake_fd[1], fds[1]);
+    return 0;
+}
+
+static int start_dumper(void)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, old;
+    int rc;
+
+    if (lp_xchg_acq_rel(&sig.starting, 1))
+        return lp_load_acquire(&sig.running) ? 0 : -1;
+    if (make_pipe() != 0) {
+        lp_store_release(&sig.starting, 0);
+        return -1;
+    }
+    /* The thread inherits this mask: it never runs a signal handler. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 1u << 20);
+    rc = pthread_create(&t, &attr, dumper_main,
+                        (void *)(intptr_t)sig.wake_fd[0]);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(sig.wake_fd[0]);
+        close(sig.wake_fd[1]);
+        sig.wake_fd[0] = -1;
+        lp_store_release(&sig.wake_fd[1], -1);
+        lp_store_release(&sig.starting, 0);
+        return -1;
+    }
+    lp_store_release(&sig.running, true);
+    /* Requests made before the pipe existed. */
+    if (lp_load_relaxed(&sig.requests))
+        wake();
+    return 0;
+}
+
+void lp_signal_start_dumper(void)
+{
+    bool held = lp_guard_held;
+
+    if (!sig.installed || lp_load_acquire(&sig.running))
+        return;
+    lp_guard_held = true;
+    (void)start_dumper();
+    lp_guard_held = held;
+}
+
+void lp_signal_init(void)
+{
+    int signo = lp_config.snapshot_signal, rc;
+
+    if (signo <= 0 || sig.installed)
+        return;
+    rc = lp_sigchain_install(signo, on_signal, LP_SIGCHAIN_CHAIN, false);
+    if (rc == 0)
+        sig.installed = true;
+    else if (rc == -EPERM)
+        lp_diag("snapshot_signal %d is ignored (SIG_IGN inherited): no "
+                "snapshots on it", signo);
+}
+
+void lp_signal_atfork_child(void)
+{
+    /* The dumper thread did not survive fork and the pipe is shared with
+     * the parent: the child starts its own when it needs one. */
+    if (sig.wake_fd[0] >= 0)
+        close(sig.wake_fd[0]);
+    if (sig.wake_fd[1] >= 0)
+        close(sig.wake_fd[1]);
+    sig.wake_fd[0] = -1;
+    lp_store_release(&sig.wake_fd[1], -1);
+    sig.requests = 0;
+    sig.seq = 0;
+    sig.starting = 0;
+    lp_store_release(&sig.running, false);
+}

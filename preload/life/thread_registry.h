@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_THREADS_H
+#define LP_PRELOAD_THREADS_H
+/*
+ * thread_registry.h - the threads of the host process, for the leak scan.
+ *
+ * Two services:
+ *  - A registry of the threads created through pthread_create (which we
+ *    interpose): each one's kernel tid and stack range (as the thread
+ *    itself sees it with pthread_getattr_np, so it includes glibc's TCB
+ *    and static TLS at the top), and whether it is still alive. A thread
+ *    is dead once it can never run user code again: its start routine
+ *    has returned (or it called pthread_exit or was cancelled), glibc
+ *    has run its key destructors, and its tid is gone. glibc keeps a dead
+ *    thread's stack in a cache, and the scan must not take that stack as
+ *    a root.
+ *  - Stop-the-world: lp_threads_stop() sends every other thread of the
+ *    process a real-time signal (LP_THREADS_STOP_SIGNAL) and waits until
+ *    each has saved its registers and stack pointer and parked in the
+ *    handler; lp_threads_resume() lets them go.
+ *
+ * Memory: registry records come from lp_arena (never freed, recycled when
+ * a new thread reuses a dead thread's cached stack); the stop slots are a
+ * static array. Nothing here allocates while the world is stopped.
+ *
+ * Context: pthread_create wrapper: any thread (HOT-like: no stdio, no
+ * tracked allocation). Stop/resume/iteration: COLD, caller holds the
+ * guard, one caller at a time (lp_scan_run serialises). The stop handler:
+ * SIGNAL (async-signal-safe: atomics, raw syscalls).
+ */
+#include <sys/types.h>
+
+#include "preload/lp.h"
+
+/* glibc reserves SIGRTMIN..SIGRTMIN+2 (cancel, setxid) internally and
+ * applications usually take SIGRTMIN upward; we take the highest one at
+ * or below SIGRTMAX - 3 that the program leaves at SIG_DFL. */
+#define LP_THREADS_STOP_SIGNAL_OFFSET 3
+
+/* How long lp_threads_stop() waits for a thread that does not answer
+ * (signal blocked, uninterruptible sleep, being traced). */
+#define LP_THREADS_STOP_TIMEOUT_MS 200
+
+#define LP_THREADS_MAX_STOPPED 1024
+
+#if defined(__x86_64__)
+#define LP_THREAD_NREGS 16 /* rax..r15 */
+#elif defined(__aarch64__)
+#define LP_THREAD_NREGS 31 /* x0..x30 */
+#else
+#define LP_THREAD_NREGS 1
+#endif
+
+/* One other thread as seen by a stop. */
+struct lp_stopped_thread {
+    pid_t tid;
+    int state;     /* private: handshake with the handler */
+    bool answered; /* parked in the handler: sp and regs are valid */
+    uintptr_t sp;  /* stack pointer when it was interrupted */
+    uintptr_t regs[LP_THREAD_NREGS];
+    unsigned long epoch; /* private */
+};
+
+/*
+ * Stop every other thread of the process except our own internal threads
+ * (lp_threads_self_internal). Returns the number of threads signalled and
+ * points *out at their slots (a static array valid until
+ * lp_threads_resume()). Threads created while we stop are caught by
+ * re-reading /proc/self/task until it shows nothing new. A slot with
+ * answered == false is a thread that did not park within the timeout (or
+ * beyond LP_THREADS_MAX_STOPPED threads): it may still be running.
+ */
+size_t lp_threads_stop(struct lp_stopped_thread **out);
+void lp_threads_resume(void);
+
+/* The registry, as seen by one visit. */
+struct lp_thread_info {
+    pid_t tid;                    /* 0 until started */
+    uintptr_t stack_lo, stack_hi; /* [lo, hi); 0,0 if not known yet */
+    uintptr_t arg;                /* its start argument */
+    bool started; /* it registered itself: tid and stack are known */
+    /* It may still run code: created but not started yet, running, or
+     * past its start routine (key and TLS destructors); such a thread is
+     * dead only once its tid is gone from /proc/self/task. */
+    bool alive;
+    bool user_stack; /* pthread_attr_setstack: memory the user owns */
+    bool internal;   /* one of leakprof's own threads */
+};
+
+/* Visit every registered thread. Lock-free; COLD. */
+void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
+                         void *arg);
+
+/* How many records the registry holds (an upper bound for a visit). */
+size_t lp_threads_count(void);
+
+/* Called by a thread of leakprof's own (the dumper) at its start: it is
+ * never stopped and its stack is never a root. */
+void lp_threads_self_internal(void);
+
+/* How many threads of the program other than the caller are still in
+ * /proc/self/task (our own threads not counted). COLD, no allocation. */
+size_t lp_threads_others_running(void);
+
+/* What __libc_freeres would free of finished threads whose stacks glibc
+ * keeps cached: their DTV blocks. Writes up to max block addresses to out
+ * and returns how many. COLD. */
+size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max);
+
+/* The interposed pthread_create (exported). */
+#include <pthread.h>
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                   void *(*start)(void *), void *arg);
+
+#endif /* LP_PRELOAD_THREADS_H */

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * massif_write.c - massif.out files: copy the recorded history out of the
+ * snapshot lock, filter every context's stack as massif filters it, sort
+ * the contexts once, build each detailed snapshot's tree
+ * (massif_tree.c), label frames through the symbolizer and write with
+ * report/massif's writer to a temporary file renamed into place.
+ * Context: COLD (exit, dumper thread; guard held); BOOT for
+ * lp_massif_write_init(). Memory: libc malloc (guard held).
+ */
+#include "preload/life/outfile.h"
+#include "preload/hot/snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/life/config.h"
+#include "preload/life/diag.h"
+#include "preload/scan/leakcheck.h"
+#include "preload/hot/massif_state.h"
+#include "preload/hot/stack.h"
+#include "report/massif.h"
+#include "report/symbolize.h"
+
+static struct {
+    /* Start-up facts for the header. */
+    char cmd[8192];
+    char cwd[LP_CONFIG_PATH_MAX];
+    int final_done;
+    pthread_mutex_t write_lock;
+} wr = {
+    .write_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static void read_cmdline(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = 0, r;
+    size_t i;
+
+    if (fd >= 0) {
+        while (n < (ssize_t)sizeof(wr.cmd) - 1 &&
+               (r = read(fd, wr.cmd + n, sizeof(wr.cmd) - 1 - n)) > 0)
+            n += r;
+        close(fd);
+    }
+    while (n > 0 && wr.cmd[n - 1] == '\0')
+        n--;
+    for (i = 0; i < (size_t)n; i++)
+        if (wr.cmd[i] == '\0' || wr.cmd[i] == '\n')
+            wr.cmd[i] = ' ';
+    wr.cmd[n] = '\0';
+}
+
+void lp_massif_write_init(void)
+{
+    read_cmdline();
+    if (!getcwd(wr.cwd, sizeof(wr.cwd)))
+        wr.cwd[0] = '\0';
+}
+
+/* The writer's lock is taken first in fork's prepare: a writer takes the
+ * leak report's lock while holding it (fork.c lists the order). */
+void lp_snapshot_write_lock(void) { pthread_mutex_lock(&wr.write_lock); }
+void lp_snapshot_write_unlock(void) { pthread_mutex_unlock(&wr.write_lock); }
+
+void lp_massif_write_atfork_child(void)
+{
+    pthread_mutex_init(&wr.write_lock, NULL);
+    wr.final_done = 0;
+}
+
+
+struct hist {
+    size_t n;
+    struct lp_sched_snap *s; /* trees are malloc'd copies */
+};
+
+static struct lp_massif_raw *dup_tree(const struct lp_massif_raw *t)
+{
+    struct lp_massif_raw *c = t ? malloc(t->size) : NULL;
+
+    if (c)
+        memcpy(c, t, t->size);
+    return c;
+}
+
+/* Copy the history (and, with now, a detailed snapshot of this moment)
+ * out of the lock's protection. */
+static int copy_history(struct hist *h, bool now)
+{
+    const struct lp_sched *sc;
+    size_t i;
+
+    lp_massif_hist_lock();
+    sc = lp_massif_sched();
+    h->n = sc->n;
+    h->s = calloc(h->n + 1, sizeof(*h->s));
+    if (!h->s) {
+        lp_massif_hist_unlock();
+        return -ENOMEM;
+    }
+    for (i = 0; i < h->n; i++) {
+        h->s[i] = sc->snaps[i];
+        h->s[i].tree = dup_tree(sc->snaps[i].tree);
+        if (h->s[i].kind != LP_SCHED_EMPTY && !h->s[i].tree)
+            h->s[i].kind = LP_SCHED_EMPTY;
+    }
+    if (now) {
+        struct lp_sched_snap *sn = &h->s[h->n];
+        struct lp_massif_raw *t;
+
+        lp_massif_take_now(sn);
+        t = sn->tree;
+        sn->tree = dup_tree(t);
+        lp_massif_raw_free(t);
+        if (!sn->tree)
+            sn->kind = LP_SCHED_EMPTY;
+        h->n++;
+    }
+    lp_massif_hist_unlock();
+    return 0;
+}
+
+static void free_history(struct hist *h)
+{
+    size_t i;
+
+    for (i = 0; i < h->n; i++)
+        free(h->s[i].tree);
+    free(h->s);
+}
+
+/* Massif's default --alloc-fn list (FORMATS.md 1.5). */
+static bool is_alloc_fn(const char *fn)
+{
+    static const char *const names[] = {
+        "malloc", "calloc", "realloc", "memalign", "posix_memalign",
+        "valloc", "__builtin_new", "__builtin_vec_new",
+    };
+    size_t i;
+
+    if (!fn)
+        return false;
+    if (strncmp(fn, "operator new", 12) == 0)
+        return true;
+    for (i = 0; i < LP_ARRAY_SIZE(names); i++)
+        if (strcmp(fn, names[i]) == 0)
+            return true;
+    return false;
+}
+
+struct writer {
+    struct lp_sym *sym;
+    uint32_t nids;
+    uintptr_t **frames; /* [id] filtered frames, or NULL when not yet */
+    unsigned *nframes;
+    struct lp_snapshot_ctx *sorted; /* every context, sorted once */
+    uint32_t *sorted_id;            /* [i] the id of sorted[i] */
+    uint64_t *bytes;                /* [id] scratch, zero between trees */
+    char **labels;      /* scratch: strings of the last label() call */
+    int nlabels;
+};
+
+/* The out-of-line function containing return address ip: a symbol
+ * table lookup, no line table or inline expansion needed. */
+static const char *fn_at(struct writer *w, uintptr_t ip)
+{
+    return lp_sym_function(w->sym, ip, true);
+}
+
+/* Massif's per-stack filtering: drop our hook frame and the contiguous
+ * allocation functions on top, drop frames of our own library (wrappers
+ * of main and of thread start routines), cut below main (or below the
+ * first below-main function when there is no main), keep depth frames. */
+static void filter_stack(struct writer *w, uint32_t id)
+{
+    struct lp_stack *s = lp_stack_get(id);
+    uintptr_t *out;
+    unsigned i = 1, k = 0, below = 0, j;
+    bool found_main = false;
+
+    w->nframes[id] = 0;
+    if (!s || s->nframes <= 1 ||
+        !(out = malloc(sizeof(*out) * s->nframes))) {
+        w->frames[id] = (uintptr_t *)w; /* computed: no frames */
+        return;
+    }
+    while (i < s->nframes && is_alloc_fn(fn_at(w, s->frames[i])))
+        i++;
+    for (; i < s->nframes; i++) {
+        uintptr_t ip = s->frames[i];
+        enum lp_fn_kind kind;
+
+        if (ip == 0 || lp_stack_is_self(ip))
+            continue;
+        out[k++] = ip;
+        kind = lp_sym_fn_kind(fn_at(w, ip));
+        if (kind == LP_FN_MAIN) {
+            found_main = true;
+            break;
+        }
+        if (kind == LP_FN_BELOW_MAIN && !below)
+            below = k;
+    }
+    if (!found_main && below)
+        k = below;
+    j = lp_config.depth > 0 ? (unsigned)lp_config.depth : 30;
+    if (k > j)
+        k = j;
+    w->frames[id] = out;
+    w->nframes[id] = k;
+}
+
+static int sym_label(void *ctx, uintptr_t ip, const char **out, int max)
+{
+    struct writer *w = ctx;
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
+    int n = lp_sym_resolve(w->sym, ip, true, f, LP_SYM_MAX_INLINE), i;
+
+    if (n < 1) {
+        memset(f, 0, sizeof(f[0]));
+        f[0].addr = ip - 1;
+        n = 1;
+    }
+    if (n > max)
+        n = max;
+    for (i = 0; i < w->nlabels; i++)
+        free(w->labels[i]);
+    w->nlabels = 0;
+    for (i = 0; i < n; i++) {
+        int len;
+        char *buf;
+
+        if (lp_sym_fn_kind(f[i].fn) == LP_FN_BELOW_MAIN)
+            f[i].fn = LP_SYM_BELOW_MAIN;
+        len = lp_sym_describe(&f[i], NULL, NULL, 0);
+        buf = malloc((size_t)len + 1);
+        if (!buf)
+            break;
+        lp_sym_describe(&f[i], NULL, buf, (size_t)len + 1);
+        w->labels[w->nlabels++] = buf;
+        out[i] = buf;
+    }
+    if (w->nlabels == 0) {
+        out[0] = "???";
+        return 1;
+    }
+    return w->nlabels;
+}
+
+struct sort_item {
+    struct lp_snapshot_ctx c;
+    uint32_t id;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+    const struct sort_item *x = a, *y = b;
+    unsigned i, n = x->c.nframes < y->c.nframes ? x->c.nframes : y->c.nframes;
+
+    for (i = 0; i < n; i++)
+        if (x->c.frames[i] != y->c.frames[i])
+            return x->c.frames[i] < y->c.frames[i] ? -1 : 1;
+    return (x->c.nframes > y->c.nframes) - (x->c.nframes < y->c.nframes);
+}
+
+/* Filter every context's stack and sort the contexts by their frames,
+ * once: each snapshot's contexts are then a subsequence in tree order. */
+static int sort_contexts(struct writer *w)
+{
+    struct sort_item *it = malloc(sizeof(*it) * (w->nids + 1));
+    uint32_t id;
+
+    w->sorted = malloc(sizeof(*w->sorted) * (w->nids + 1));
+    w->sorted_id = malloc(sizeof(*w->sorted_id) * (w->nids + 1));
+    w->bytes = calloc(w->nids + 1, sizeof(*w->bytes));
+    if (!it || !w->sorted || !w->sorted_id || !w->bytes) {
+        free(it);
+        return -ENOMEM;
+    }
+    for (id = 1; id < w->nids; id++) {
+        filter_stack(w, id);
+        it[id - 1].c.frames = w->frames[id];
+        it[id - 1].c.nframes = w->nframes[id];
+        it[id - 1].c.bytes = 0;
+        it[id - 1].id = id;
+    }
+    if (w->nids > 1)
+        qsort(it, w->nids - 1, sizeof(*it), cmp_item);
+    for (id = 0; id + 1 < w->nids; id++) {
+        w->sorted[id] = it[id].c;
+        w->sorted_id[id] = it[id].id;
+    }
+    free(it);
+    return 0;
+}
+
+static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
+                                      const struct lp_sched_snap *s)
+{
+    const struct lp_massif_raw *t = s->tree;
+    struct lp_snapshot_ctx *c;
+    struct lp_massif_node *root;
+    uint32_t i, e;
+    size_t n = 0;
+
+    if (!w->sorted && sort_contexts(w) != 0)
+        return NULL;
+    c = malloc(sizeof(*c) * (w->nids + 1));
+    if (!c)
+        return NULL;
+    for (e = 0; e < t->nents; e++)
+        if (t->e[e].id < w->nids)
+            w->bytes[t->e[e].id] = t->e[e].bytes;
+    /* Every context seen by the time of the snapshot, empty ones too
+     * (massif keeps them in the tree). */
+    for (i = 0; i + 1 < w->nids; i++) {
+        uint32_t id = w->sorted_id[i];
+
+        if (id > t->nstacks)
+            continue;
+        c[n] = w->sorted[i];
+        c[n].bytes = w->bytes[id];
+        n++;
+    }
+    for (e = 0; e < t->nents; e++)
+        if (t->e[e].id < w->nids)
+            w->bytes[t->e[e].id] = 0;
+    root = lp_snapshot_build_tree_sorted(
+        m, c, n, lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
+                                 lp_config.threshold),
+        lp_config.threshold, sym_label, w);
+    free(c);
+    return root;
+}
+
+/* "desc:" text: our options in massif's spelling (snapshot.h). */
+static void make_desc(char *out, size_t n)
+{
+    static const struct {
+        const char *key, *flag;
+    } map[] = {
+        { "massif", "--massif-out-file=" },
+        { "time_unit", "--time-unit=" },
+        { "detailed_freq", "--detailed-freq=" },
+        { "max_snapshots", "--max-snapshots=" },
+        { "threshold", "--threshold=" },
+        { "peak_inaccuracy", "--peak-inaccuracy=" },
+        { "depth", "--depth=" },
+        { "sample_bytes", "--sample-bytes=" }, /* ours: estimates */
+    };
+    const char *p = lp_config.options_text;
+    size_t o = 0;
+
+    out[0] = '\0';
+    while (*p) {
+        const char *end = strchr(p, ':'), *eq;
+        size_t len = end ? (size_t)(end - p) : strlen(p), i;
+
+        eq = memchr(p, '=', len);
+        for (i = 0; eq && i < LP_ARRAY_SIZE(map); i++)
+            if (strlen(map[i].key) == (size_t)(eq - p) &&
+                !strncmp(p, map[i].key, (size_t)(eq - p))) {
+                int r = snprintf(out + o, n - o, "%s%s%.*s", o ? " " : "",
+                                 map[i].flag, (int)(len - (eq + 1 - p)),
+                                 eq + 1);
+
+                if (r > 0 && (size_t)r < n - o)
+                    o += (size_t)r;
+                break;
+            }
+        p += len;
+        if (*p == ':')
+            p++;
+    }
+    if (o == 0)
+        snprintf(out, n, "(none)");
+}
+
+static int resolve_path(char *out, size_t n, unsigned seq)
+{
+    char name[LP_CONFIG_PATH_MAX];
+    int r;
+
+    if (lp_config_expand(lp_config.massif, getpid(), name, sizeof(name)))
+        return -ENAMETOOLONG;
+    /* massif: a relative name is relative to the start-up directory. */
+    if (name[0] != '/' && wr.cwd[0])
+        r = snprintf(out, n, "%s/%s", wr.cwd, name);
+    else
+        r = snprintf(out, n, "%s", name);
+    if (r > 0 && (size_t)r < n && seq)
+        r += snprintf(out + r, n - (size_t)r, ".%u", seq);
+    return r > 0 && (size_t)r < n ? 0 : -ENAMETOOLONG;
+}
+
+/* Write m to path through a temporary file in the same directory. */
+static int write_file(const char *path, const struct lp_massif *m)
+{
+    char tmp[LP_CONFIG_PATH_MAX + 64];
+    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
+
+    if (!f)
+        return -errno;
+    return lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
+}
+
+static int write_profile(unsigned seq, bool now)
+{
+    static const char *const units[] = { "B", "ms", "i" };
+    char path[LP_CONFIG_PATH_MAX + 32], desc[sizeof(lp_config.options_text)];
+    struct writer w = { 0 };
+    struct lp_massif *m = NULL;
+    struct hist h = { 0, NULL };
+    char *labels[LP_SYM_MAX_INLINE];
+    size_t i;
+    uint32_t id;
+    int rc;
+
+    path[0] = '\0';
+    rc = resolve_path(path, sizeof(path), seq);
+    if (rc == 0)
+        rc = copy_history(&h, now);
+    if (rc != 0)
+        goto out;
+    w.labels = labels;
+    w.nids = lp_stack_count() + 1;
+    w.frames = calloc(w.nids, sizeof(*w.frames));
+    w.nframes = calloc(w.nids, sizeof(*w.nframes));
+    make_desc(desc, sizeof(desc));
+    m = lp_massif_new(desc, wr.cmd[0] ? wr.cmd : "???",
+                      units[lp_massif_unit() <= LP_TIME_I ? lp_massif_unit() : 0]);
+    if (!m || !w.frames || !w.nframes) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    w.sym = lp_leakcheck_sym_get(); /* shared with the leak report */
+    for (i = 0; i < h.n && rc == 0; i++) {
+        struct lp_sched_snap *s = &h.s[i];
+        struct lp_massif_node *tree = NULL;
+        enum lp_massif_kind kind = LP_MASSIF_EMPTY;
+
+        if (s->tree) {
+            tree = tree_of(&w, m, s);
+            if (tree)
+                kind = s->kind == LP_SCHED_PEAK ? LP_MASSIF_PEAK
+                                                : LP_MASSIF_DETAILED;
+            if (kind == LP_MASSIF_EMPTY)
+                tree = NULL;
+        }
+        rc = lp_massif_add_snapshot(m, s->time, s->heap, s->extra, s->stacks,
+                                    kind, tree);
+    }
+    if (rc == 0)
+        rc = write_file(path, m);
+out:
+    if (rc != 0)
+        lp_diag("cannot write '%s': %s", path[0] ? path : lp_config.massif,
+                strerror(-rc));
+    for (i = 0; i < (size_t)w.nlabels; i++)
+        free(w.labels[i]);
+    for (id = 0; w.frames && id < w.nids; id++)
+        if (w.frames[id] != (uintptr_t *)&w)
+            free(w.frames[id]);
+    free(w.frames);
+    free(w.nframes);
+    free(w.sorted);
+    free(w.sorted_id);
+    free(w.bytes);
+    if (w.sym)
+        lp_leakcheck_sym_put();
+    lp_massif_free(m);
+    free_history(&h);
+    return rc;
+}
+
+void lp_snapshot_write_final(void)
+{
+    if (!lp_massif_enabled() ||
+        lp_xchg_acq_rel(&wr.final_done, 1))
+        return;
+    pthread_mutex_lock(&wr.write_lock);
+    write_profile(0, false);
+    pthread_mutex_unlock(&wr.write_lock);
+}
+
+int lp_snapshot_dump(unsigned n)
+{
+    int rc;
+
+    if (!lp_massif_enabled())
+        return -ENOENT;
+    pthread_mutex_lock(&wr.write_lock);
+    rc = write_profile(n, true);
+    pthread_mutex_unlock(&wr.write_lock);
+    return rc;
+}

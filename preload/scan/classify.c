@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * classify.c - the mark/classify core of the leak scan.
+ * Context: COLD. No allocation, no locks, no stdio: it may run while every
+ * other thread of the process is parked in a signal handler.
+ */
+
+/*
+ * How leakprof decides what is leaked
+ * ===================================
+ *
+ * leakprof gives the same four answers as Valgrind Memcheck, and decides
+ * them the same way: by a conservative scan of memory for values that look
+ * like pointers to live heap blocks.
+ *
+ * The root set.  The roots are the memory a program can name without going
+ * through the heap: every readable and writable mapping of the process
+ * (data and bss of the executable, of every shared library and of the
+ * dynamic loader, anonymous mappings, writable file mappings, the static
+ * TLS blocks), each live thread's stack from its stack pointer upward, and
+ * each live thread's general-purpose registers.  Not roots: the heap
+ * itself (a block is scanned only once it has been reached), our own
+ * metadata (the arena, the scan's own arrays, libleakprof.so's data),
+ * memory below a thread's stack pointer, the frames of main after main has
+ * returned, and the stacks of threads that have finished (glibc keeps them
+ * mapped in its stack cache; Memcheck does not look at them, so a joined
+ * thread's leaked return value stays lost).  roots.c and thread_registry.c
+ * collect these; this file only consumes ranges and words.
+ *
+ * Pointers.  Only aligned, pointer-sized words are looked at.  A word
+ * whose value is the first byte of a block is a *start pointer* to it; a
+ * value anywhere else inside the block is an *interior pointer*.  A 0-byte
+ * block is treated as a 1-byte range, so only its start pointer exists.  A
+ * word whose value lies in unreadable memory is no pointer at all, and an
+ * unreadable word (PROT_NONE, a file mapping past its end) is never read.
+ *
+ * Heuristics.  Some interior pointers are how C++ normally refers to a
+ * block.  Memcheck's four heuristics (all on by default) promote them to
+ * start pointers:
+ *   stdstring   - points 3 words in, and the block looks like the old
+ *                 (copy-on-write) std::string rep: length <= capacity and
+ *                 size == 3 words + capacity + 1;
+ *   length64    - points 8 bytes in, and the first 8 bytes hold size - 8;
+ *   newarray    - points one word in, and the first word is an element
+ *                 count n > 0 dividing size - 1 word (new[] of objects
+ *                 with a destructor keeps that count before the array);
+ *   multipleinheritance - the block starts with a vtable pointer and the
+ *                 pointed-to word is a vtable pointer too (a secondary base
+ *                 sub-object).  "Vtable pointer": it points into a
+ *                 readable file mapping, at words that are either NULL or
+ *                 point into executable file mappings, at least two of
+ *                 them non-NULL among the first 20.
+ * They are tried in that order; the first that matches is remembered in
+ * the block (lp_scan_block.heur) for the "of which reachable via
+ * heuristic" lines.
+ *
+ * Marking.  Every block starts *unreached*.  Scanning a root word that
+ * hits a block B:
+ *   - a start pointer (or an interior pointer a heuristic accepts) makes B
+ *     *reachable*;
+ *   - a plain interior pointer makes an unreached B *possible*.
+ * Every state change pushes B on an explicit mark stack (no recursion:
+ * lists a million nodes long are normal), and B's own words are scanned
+ * in turn when it is popped.  A pointer found inside a *reachable* block
+ * acts like a root pointer.  A pointer found inside a *possible* block can
+ * only make its target possible, never reachable, whatever kind of
+ * pointer it is: a block is reachable only through a chain made of start
+ * pointers all the way from a root.  A possible block that later becomes
+ * reachable is pushed again, so everything below it is upgraded too.  A
+ * reachable block is never downgraded; if it was reachable only through a
+ * heuristic and a real start pointer turns up, the heuristic is forgotten.
+ *
+ * Cliques.  Blocks still unreached after the roots are exhausted are lost.
+ * They are visited in ascending address order.  Each one not yet claimed
+ * becomes a clique *leader*; everything unreached that can be reached from
+ * it, by start or interior pointers alike, joins its clique as *indirectly
+ * lost*, and the leader's indirect byte and block counts grow by the
+ * member's size.  When a leader reaches an earlier leader (two lost lists
+ * where the later head points into the earlier), the earlier one joins the
+ * later clique together with its whole clique: its indirect counts move to
+ * the new leader.  A leader that is reached from its own clique (a lost
+ * cycle) stays the leader.  So in a lost cycle the lowest-addressed block
+ * that nothing outside the cycle reaches is the one reported as definitely
+ * lost, as in Memcheck.
+ *
+ * The categories, in Memcheck's words:
+ *   reachable      -> "still reachable"
+ *   possible       -> "possibly lost"   (reached, but only through at
+ *                                        least one interior pointer)
+ *   clique member  -> "indirectly lost" (reached only from lost blocks)
+ *   leader         -> "definitely lost" (its record shows "N (D direct,
+ *                                        I indirect) bytes" with the
+ *                                        clique's indirect bytes)
+ *
+ * What we cannot know.  Memcheck also ignores words it knows to be
+ * undefined (stack slots never written, heap bytes never initialised).
+ * A preloaded library cannot tell, so a stale value in such a word can
+ * keep a block reachable here that Memcheck calls lost.
+ */
+#include "preload/scan/classify.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum {
+    ST_UNREACHED = 0,
+    ST_POSSIBLE,
+    ST_REACHABLE,
+    ST_INDIRECT,
+};
+
+#define BF_READABLE 1u /* the whole block lies in readable mappings */
+
+#define NO_CLIQUE UINT32_MAX
+#define WORD sizeof(uintptr_t)
+#define PAGE 4096u
+#define VTABLE_MAX_CHECK 20
+
+static bool vm_readv_broken; /* process_vm_readv is filtered (seccomp) */
+static pid_t self_pid;        /* getpid() is a syscall; cached per scan */
+
+/* --- address space queries ------------------------------------------ */
+
+static const struct lp_scan_map *map_of(const struct lp_scan_core *c,
+                                        uintptr_t addr)
+{
+    size_t lo = 0, hi = c->nmaps;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (addr < c->maps[mid].lo)
+            hi = mid;
+        else if (addr >= c->maps[mid].hi)
+            lo = mid + 1;
+        else
+            return &c->maps[mid];
+    }
+    return NULL;
+}
+
+static bool addr_readable(const struct lp_scan_core *c, uintptr_t addr)
+{
+    const struct lp_scan_map *m;
+
+    if (c->maps == NULL)
+        return true;
+    m = map_of(c, addr);
+    return m != NULL && (m->flags & LP_SCAN_MAP_R);
+}
+
+/* True when all of [lo, hi) lies in readable mappings. */
+static bool range_readable(const struct lp_scan_core *c, uintptr_t lo,
+                           uintptr_t hi)
+{
+    if (c->maps == NULL)
+        return true;
+    while (lo < hi) {
+        const struct lp_scan_map *m = map_of(c, lo);
+
+        if (m == NULL || !(m->flags & LP_SCAN_MAP_R))
+            return false;
+        lo = m->hi;
+    }
+    return true;
+}
+
+/* Read one aligned word at addr, if it is readable. */
+static bool read_word(const struct lp_scan_core *c, uintptr_t addr,
+                      uintptr_t *out)
+{
+    if (!addr_readable(c, addr) || !addr_readable(c, addr + WORD - 1))
+        return false;
+    *out = *(const uintptr_t *)addr;
+    return true;
+}
+
+/* --- the pointer test ----------------------------------------------- */
+
+static inline uintptr_t block_end(const struct lp_scan_block *b)
+{
+    return b->addr + (b->size ? b->size : 1);
+}
+
+long lp_scan_core_find(const struct lp_scan_core *c, uintptr_t addr)
+{
+    size_t lo = 0, hi = c->nblocks;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct lp_scan_block *b = &c->blocks[mid];
+
+        if (addr < b->addr)
+            hi = mid;
+        else if (addr >= block_end(b))
+            lo = mid + 1;
+        else
+            return (long)mid;
+    }
+    return -1;
+}
+
+/* --- heuristics ------------------------------------------------------ */
+
+/* Does v look like a vtable pointer? See "Heuristics" above. */
+static bool is_vtable(const struct lp_scan_core *c, uintptr_t v)
+{
+    const struct lp_scan_map *m;
+    uintptr_t scan, last;
+    unsigned fns = 0;
+
+    if (v < PAGE || (v & (WORD - 1)) || c->maps == NULL)
+        return false;
+    m = map_of(c, v);
+    if (m == NULL || (m->flags & (LP_SCAN_MAP_FILE | LP_SCAN_MAP_R)) !=
+                         (LP_SCAN_MAP_FILE | LP_SCAN_MAP_R))
+        return false;
+    last = v + (VTABLE_MAX_CHECK - 1) * WORD;
+    if (last > m->hi - WORD)
+        last = m->hi - WORD;
+    for (scan = v; scan <= last; scan += WORD) {
+        uintptr_t fn = *(const uintptr_t *)scan;
+        const struct lp_scan_map *fm;
+
+        if (fn == 0)
+            continue;
+        fm = map_of(c, fn);
+        if (fm == NULL || (fm->flags & (LP_SCAN_MAP_FILE | LP_SCAN_MAP_X)) !=
+                              (LP_SCAN_MAP_FILE | LP_SCAN_MAP_X))
+            return false;
+        if (++fns == 2)
+            return true;
+    }
+    return false;
+}
+
+static bool heur_on(const struct lp_scan_core *c, enum lp_heur h)
+{
+    return (c->heuristics >> h) & 1u;
+}
+
+/* Which heuristic, if any, accepts ptr as pointing to b (ptr != b->addr).
+ * The order is Memcheck's. */
+static enum lp_heur heuristic_for(const struct lp_scan_core *c,
+                                  const struct lp_scan_block *b,
+                                  uintptr_t ptr)
+{
+    uintptr_t w0, w1;
+
+    if (heur_on(c, LP_HEUR_STDSTRING) && ptr == b->addr + 3 * WORD &&
+        read_word(c, b->addr + WORD, &w1) &&
+        3 * WORD + w1 + 1 == b->size && read_word(c, b->addr, &w0) &&
+        w0 <= w1)
+        return LP_HEUR_STDSTRING;
+    if (heur_on(c, LP_HEUR_LENGTH64) && ptr == b->addr + 8 &&
+        read_word(c, b->addr, &w0) && w0 > 0 && b->size - 8 == w0)
+        return LP_HEUR_LENGTH64;
+    if (heur_on(c, LP_HEUR_NEWARRAY) && ptr == b->addr + WORD &&
+        read_word(c, b->addr, &w0) && w0 > 0 &&
+        (b->size - WORD) % w0 == 0)
+        return LP_HEUR_NEWARRAY;
+    if (heur_on(c, LP_HEUR_MULTIPLEINHERITANCE) && !(ptr & (WORD - 1)) &&
+        !(b->addr & (WORD - 1)) && ptr + WORD <= b->addr + b->size &&
+        read_word(c, ptr, &w1) && read_word(c, b->addr, &w0) &&
+        is_vtable(c, w1) && is_vtable(c, w0))
+        return LP_HEUR_MULTIPLEINHERITANCE;
+    return LP_HEUR_NONE;
+}
+
+/* --- marking --------------------------------------------------------- */
+
+static void push(struct lp_scan_core *c, uint32_t i)
+{
+    /* Each block is pushed at most twice while marking from the roots
+     * (unreached->possible->reachable) and once in the clique pass, and
+     * the stack is empty between passes, so 2n+2 slots always suffice. */
+    LP_ASSERT(c->sp < c->stack_cap);
+    c->stack[c->sp++] = i;
+}
+
+/* ptr was found in a root (definite) or in a popped block. */
+static void hit(struct lp_scan_core *c, uintptr_t ptr, bool definite,
+                uint32_t clique)
+{
+    struct lp_scan_block *b;
+    bool start_like;
+    long i;
+
+    if (ptr - c->min_addr >= c->max_end - c->min_addr)
+        return;
+    i = lp_scan_core_find(c, ptr);
+    if (i < 0)
+        return;
+    b = &c->blocks[i];
+    if (!(b->flags & BF_READABLE) && !addr_readable(c, ptr))
+        return; /* a pointer to unreadable memory is not a pointer */
+
+    if (clique != NO_CLIQUE) {
+        struct lp_scan_block *leader = &c->blocks[clique];
+
+        if (b->state != ST_UNREACHED || (uint32_t)i == clique)
+            return;
+        b->state = ST_INDIRECT;
+        b->leader = clique;
+        /* b may have been an earlier leader: its clique moves with it. */
+        leader->indirect_bytes += b->size + b->indirect_bytes;
+        leader->indirect_blocks += 1 + b->indirect_blocks;
+        b->indirect_bytes = 0;
+        b->indirect_blocks = 0;
+        push(c, (uint32_t)i);
+        return;
+    }
+
+    if (b->state == ST_REACHABLE) {
+        if (b->heur != LP_HEUR_NONE && ptr == b->addr)
+            b->heur = LP_HEUR_NONE;
+        return;
+    }
+    if (ptr == b->addr) {
+        start_like = true;
+    } else if (c->heuristics) {
+        /* Recorded even when it cannot make b reachable yet (Memcheck
+         * does the same; a later start pointer does not clear it). */
+        b->heur = (uint8_t)heuristic_for(c, b, ptr);
+        start_like = b->heur != LP_HEUR_NONE;
+    } else {
+        start_like = false;
+    }
+    if (start_like && definite) {
+        b->state = ST_REACHABLE;
+        push(c, (uint32_t)i);
+    } else if (b->state == ST_UNREACHED) {
+        b->state = ST_POSSIBLE;
+        push(c, (uint32_t)i);
+    }
+}
+
+static void scan_direct(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                        bool definite, uint32_t clique)
+{
+    for (; lo + WORD <= hi; lo += WORD)
+        hit(c, *(const uintptr_t *)lo, definite, clique);
+}
+
+/* Scan [lo, hi) reading only what the maps call readable. */
+static void scan_checked(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                         bool definite, uint32_t clique)
+{
+    if (c->maps == NULL) {
+        scan_direct(c, lo, hi, definite, clique);
+        return;
+    }
+    while (lo < hi) {
+        const struct lp_scan_map *m = map_of(c, lo);
+        uintptr_t end;
+
+        if (m == NULL) {
+            /* Skip to the next mapping above lo, if any. */
+            size_t a = 0, b = c->nmaps;
+
+            while (a < b) {
+                size_t mid = a + (b - a) / 2;
+
+                if (c->maps[mid].lo <= lo)
+                    a = mid + 1;
+                else
+                    b = mid;
+            }
+            if (a == c->nmaps)
+                return;
+            lo = c->maps[a].lo;
+            continue;
+        }
+        end = m->hi < hi ? m->hi : hi;
+        if (m->flags & LP_SCAN_MAP_R)
+            scan_direct(c, lo, end, definite, clique);
+        lo = end;
+    }
+}
+
+/* Scan [lo, hi) through process_vm_readv: a page that faults (PROT_NONE,
+ * past the end of a file, unmapped behind our back) is skipped. */
+static void scan_safe(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                      bool definite, uint32_t clique)
+{
+    uintptr_t buf[8 * PAGE / sizeof(uintptr_t)];
+
+    while (lo < hi && !vm_readv_broken) {
+        size_t want = hi - lo;
+        struct iovec local, remote;
+        ssize_t got;
+
+        if (want > sizeof(buf))
+            want = sizeof(buf);
+        local.iov_base = buf;
+        local.iov_len = want;
+        remote.iov_base = (void *)lo;
+        remote.iov_len = want;
+        got = process_vm_readv(self_pid, &local, 1, &remote, 1, 0);
+        if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
+            vm_readv_broken = true;
+            break;
+        }
+        if (got > 0) {
+            size_t i, n = (size_t)got / WORD;
+
+            for (i = 0; i < n; i++)
+                hit(c, buf[i], definite, clique);
+            lo += (size_t)got & ~(WORD - 1);
+            if ((size_t)got == want)
+                continue;
+        }
+        /* The page at lo faulted: skip it. */
+        lo = (lo + PAGE) & ~(uintptr_t)(PAGE - 1);
+    }
+    if (lo < hi && vm_readv_broken)
+        scan_checked(c, lo, hi, definite, clique);
+}
+
+static void scan_range(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                       bool definite, uint32_t clique, bool safe)
+{
+    lo = (lo + WORD - 1) & ~(uintptr_t)(WORD - 1);
+    hi &= ~(uintptr_t)(WORD - 1);
+    if (lo >= hi)
+        return;
+    if (safe)
+        scan_safe(c, lo, hi, definite, clique);
+    else
+        scan_checked(c, lo, hi, definite, clique);
+}
+
+static void process_stack(struct lp_scan_core *c, uint32_t clique)
+{
+    while (c->sp > 0) {
+        struct lp_scan_block *b = &c->blocks[c->stack[--c->sp]];
+        bool definite = b->state != ST_POSSIBLE;
+
+        if (c->safe_blocks)
+            scan_range(c, b->addr, b->addr + b->size, definite, clique,
+                       true);
+        else if ((b->flags & BF_READABLE) && !(b->addr & (WORD - 1)))
+            scan_direct(c, b->addr, b->addr + (b->size & ~(WORD - 1)),
+                        definite, clique);
+        else
+            scan_range(c, b->addr, b->addr + b->size, definite, clique,
+                       false);
+    }
+}
+
+/* --- the API ---------------------------------------------------------- */
+
+void lp_scan_core_begin(struct lp_scan_core *c)
+{
+    size_t i;
+
+    c->sp = 0;
+    self_pid = getpid(); /* not cached across fork: set per scan */
+    c->min_addr = c->nblocks ? c->blocks[0].addr : 1;
+    c->max_end = c->nblocks ? block_end(&c->blocks[c->nblocks - 1]) : 1;
+    for (i = 0; i < c->nblocks; i++) {
+        struct lp_scan_block *b = &c->blocks[i];
+
+        b->state = ST_UNREACHED;
+        b->kind = LP_KIND_DEFINITE;
+        b->heur = LP_HEUR_NONE;
+        b->leader = LP_SCAN_NO_LEADER;
+        b->indirect_bytes = 0;
+        b->indirect_blocks = 0;
+        b->flags = range_readable(c, b->addr, b->addr + b->size)
+                       ? BF_READABLE
+                       : 0;
+    }
+}
+
+void lp_scan_core_root(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi)
+{
+    scan_range(c, lo, hi, true, NO_CLIQUE, c->safe_read);
+    process_stack(c, NO_CLIQUE);
+}
+
+void lp_scan_core_root_words(struct lp_scan_core *c, const uintptr_t *w,
+                             size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        hit(c, w[i], true, NO_CLIQUE);
+    process_stack(c, NO_CLIQUE);
+}
+
+void lp_scan_core_finish(struct lp_scan_core *c)
+{
+    size_t i;
+
+    /* Ascending address order decides who leads a lost cycle. */
+    for (i = 0; i < c->nblocks; i++) {
+        if (c->blocks[i].state != ST_UNREACHED)
+            continue;
+        push(c, (uint32_t)i);
+        process_stack(c, (uint32_t)i);
+    }
+
+    memset(c->kind_bytes, 0, sizeof(c->kind_bytes));
+    memset(c->kind_blocks, 0, sizeof(c->kind_blocks));
+    memset(c->heur_bytes, 0, sizeof(c->heur_bytes));
+    memset(c->heur_blocks, 0, sizeof(c->heur_blocks));
+    for (i = 0; i < c->nblocks; i++) {
+        struct lp_scan_block *b = &c->blocks[i];
+
+        switch (b->state) {
+        case ST_REACHABLE:
+            b->kind = LP_KIND_REACHABLE;
+            break;
+        case ST_POSSIBLE:
+            /* b->heur stays: Memcheck counts a block whose last interior
+             * pointer matched a heuristic under "of which reachable via
+             * heuristic" even when it ends up possibly lost (seen with
+             * 3.19: a length64 block reached from a possible block). */
+            b->kind = LP_KIND_POSSIBLE;
+            break;
+        case ST_INDIRECT: {
+            /* A member of an absorbed clique still names its first
+             * leader; follow the chain to the surviving one. */
+            uint32_t l = b->leader;
+
+            while (c->blocks[l].state == ST_INDIRECT) {
+                struct lp_scan_block *lb = &c->blocks[l];
+
+                /* Path halving: chains of absorbed leaders can be as
+                 * long as a lost list (each node absorbing the last). */
+                if (c->blocks[lb->leader].state == ST_INDIRECT)
+                    lb->leader = c->blocks[lb->leader].leader;
+                l = lb->leader;
+            }
+            b->leader = l;
+            b->kind = LP_KIND_INDIRECT;
+            b->heur = LP_HEUR_NONE;
+            break;
+        }
+        default:
+            b->kind = LP_KIND_DEFINITE;
+            b->heur = LP_HEUR_NONE;
+            break;
+        }
+        c->kind_bytes[b->kind] += b->size;
+        c->kind_blocks[b->kind]++;
+        if (b->heur != LP_HEUR_NONE) {
+            c->heur_bytes[b->heur] += b->size;
+            c->heur_blocks[b->heur]++;
+        }
+    }
+}

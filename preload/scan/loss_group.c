@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loss_group.c - group the scan's blocks into loss records.
+ *
+ * A hash map from (kind, stack id) to record, filled in one pass over the
+ * blocks, then the records (few: one per site and kind) sorted. Memory is
+ * in records, not in blocks: sorting pointers to a million blocks took two
+ * 8-byte arrays a block (glibc's merge sort copies) and a worst-case
+ * record array of one 88-byte record a block (77 MB of address space at
+ * 875,000 blocks).
+ * Context: COLD.
+ */
+#include "preload/scan/loss_group.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/hot/stack.h"
+#include "preload/hot/table.h"
+
+struct map {
+    uint32_t *slot; /* record index + 1; 0 empty */
+    size_t mask;
+};
+
+static inline size_t hash_key(unsigned kind, uint32_t stack_id)
+{
+    uint64_t k = ((uint64_t)stack_id << 8 | kind) * 0x9e3779b97f4a7c15ull;
+
+    return (size_t)(k ^ k >> 29);
+}
+
+/* The slot for (kind, stack id): its record's, or the empty one. */
+static size_t probe(const struct map *m, const struct lp_loss_record *recs,
+                    unsigned kind, uint32_t stack_id)
+{
+    size_t i = hash_key(kind, stack_id) & m->mask;
+
+    while (m->slot[i]) {
+        const struct lp_loss_record *r = &recs[m->slot[i] - 1];
+
+        if (r->kind == kind && r->stack_id == stack_id)
+            break;
+        i = (i + 1) & m->mask;
+    }
+    return i;
+}
+
+static bool map_grow(struct map *m, const struct lp_loss_record *recs,
+                     size_t nrecs)
+{
+    struct map g = { .mask = m->mask ? m->mask * 2 + 1 : 255 };
+    size_t i;
+
+    g.slot = calloc(g.mask + 1, sizeof(*g.slot));
+    if (!g.slot)
+        return false;
+    for (i = 0; i < nrecs; i++)
+        g.slot[probe(&g, recs, recs[i].kind, recs[i].stack_id)] = (uint32_t)(i + 1);
+    free(m->slot);
+    *m = g;
+    return true;
+}
+
+static const struct lp_loss_record *sort_base;
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const struct lp_loss_record *x = &sort_base[*(const uint32_t *)a];
+    const struct lp_loss_record *y = &sort_base[*(const uint32_t *)b];
+
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->stack_id != y->stack_id)
+        return x->stack_id < y->stack_id ? -1 : 1;
+    return 0;
+}
+
+/* Sort recs[0..n) by (kind, stack id) and renumber rec_of to match. */
+static struct lp_loss_record *sort_records(struct lp_loss_record *recs,
+                                           size_t n, uint32_t *rec_of,
+                                           size_t nblocks)
+{
+    uint32_t *order = malloc(sizeof(*order) * (n + 1));
+    uint32_t *pos = malloc(sizeof(*pos) * (n + 1));
+    struct lp_loss_record *out = malloc(sizeof(*out) * (n + 1));
+    size_t i;
+
+    if (!order || !pos || !out) {
+        free(order);
+        free(pos);
+        free(out);
+        free(recs);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    sort_base = recs; /* the report runs under the leak check's lock */
+    qsort(order, n, sizeof(*order), cmp_rec);
+    for (i = 0; i < n; i++) {
+        out[i] = recs[order[i]];
+        pos[order[i]] = (uint32_t)i;
+    }
+    for (i = 0; i < nblocks; i++)
+        if (rec_of[i] != LP_LOSS_NO_REC)
+            rec_of[i] = pos[rec_of[i]];
+    free(order);
+    free(pos);
+    free(recs);
+    return out;
+}
+
+struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
+                                     uint32_t *rec_of, bool only_gen,
+                                     uint16_t gen)
+{
+    struct lp_loss_record *recs = NULL;
+    struct map m = {0};
+    size_t i, n = 0, cap = 0;
+
+    for (i = 0; i < sc->nblocks; i++) {
+        const struct lp_scan_block *b = &sc->blocks[i];
+        uint64_t time = b->time & ((1ull << LP_BLOCK_TIME_BITS) - 1);
+        struct lp_loss_record *r;
+        size_t s;
+
+        if (only_gen && (uint16_t)(b->time >> LP_BLOCK_TIME_BITS) != gen) {
+            rec_of[i] = LP_LOSS_NO_REC;
+            continue;
+        }
+        if ((n + 1) * 2 > m.mask + 1 && !map_grow(&m, recs, n))
+            goto fail;
+        s = probe(&m, recs, b->kind, b->stack_id);
+        if (!m.slot[s]) {
+            struct lp_stack *st = lp_stack_get(b->stack_id);
+
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                struct lp_loss_record *g = realloc(recs, nc * sizeof(*g));
+
+                if (!g)
+                    goto fail;
+                recs = g;
+                cap = nc;
+            }
+            r = &recs[n];
+            memset(r, 0, sizeof(*r));
+            r->kind = b->kind;
+            r->stack_id = b->stack_id;
+            r->ips = st ? st->frames : NULL;
+            r->nips = st ? st->nframes : 0;
+            r->supp = -1;
+            m.slot[s] = (uint32_t)++n;
+        }
+        r = &recs[m.slot[s] - 1];
+        if (r->blocks == 0 || time < r->first_time)
+            r->first_time = time;
+        if (time > r->last_time)
+            r->last_time = time;
+        r->bytes += b->size;
+        r->blocks++;
+        if (b->kind == LP_KIND_DEFINITE) {
+            r->indirect_bytes += b->indirect_bytes;
+            r->indirect_blocks += b->indirect_blocks;
+        }
+        rec_of[i] = m.slot[s] - 1;
+    }
+    free(m.slot);
+    *nrecs = n;
+    if (n == 0) {
+        free(recs);
+        return calloc(1, sizeof(*recs)); /* non-NULL: "no records" */
+    }
+    return sort_records(recs, n, rec_of, sc->nblocks);
+fail:
+    free(m.slot);
+    free(recs);
+    return NULL;
+}

@@ -1,0 +1,793 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * roots.c - lp_scan_run(): the leak scan of the running process.
+ * Snapshot the live blocks, stop the other threads, turn /proc/self/maps
+ * and the threads' stacks and registers into the root set that Memcheck
+ * would use (see the essay in classify.c), run the classify core, resume.
+ * Context: COLD, guard held; nothing between stop and resume may call
+ * malloc (a parked thread may hold the allocator's lock), take the arena
+ * lock, or use stdio. All memory comes from mmap.
+ *
+ * Locking order, and the race it closes: every shard lock is taken
+ * before the stop signal goes out and released once everybody is parked.
+ * So no thread can be parked inside the table (its lock would stay held),
+ * and the block snapshot taken afterwards matches the parked memory
+ * exactly: a thread caught between the real malloc and the table insert
+ * holds the new pointer only in its registers, where it finds no block;
+ * one caught between the table removal and the real free frees a block
+ * the program no longer references. Only a thread that never parks
+ * (timeout) can change memory during the scan; blocks are then read with
+ * process_vm_readv so that an unmapped block cannot crash us.
+ */
+#include "preload/scan/classify.h"
+#include "preload/scan/sort.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "preload/hot/arena.h"
+#include "preload/life/process.h"
+#include "preload/hot/table.h"
+#include "preload/life/thread_registry.h"
+
+#define RED_ZONE 128 /* x86-64 leaf functions keep locals below SP */
+#define HEAP_MAX (64ul << 20) /* glibc: alignment and size of a non-main
+                                 arena heap on 64-bit */
+
+/* What we know about one line of /proc/self/maps. */
+struct pmap {
+    const char *path; /* into the maps buffer, NUL-terminated; "" if none */
+    uint64_t offset;
+};
+
+struct range {
+    uintptr_t lo, hi;
+};
+
+/* An mmap'd growable array. */
+struct buf {
+    void *p;
+    size_t len; /* mapped bytes */
+};
+
+static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
+static char self_path[4096]; /* libleakprof.so, found once */
+
+static int buf_reserve(struct buf *b, size_t bytes)
+{
+    size_t len = (bytes + 4095) & ~(size_t)4095;
+    void *p;
+
+    if (len == 0)
+        len = 4096;
+    if (b->p && len <= b->len)
+        return 0;
+    if (b->p)
+        p = mremap(b->p, b->len, len, MREMAP_MAYMOVE);
+    else
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return -ENOMEM;
+    b->p = p;
+    b->len = len;
+    return 0;
+}
+
+static void buf_free(struct buf *b)
+{
+    if (b->p)
+        munmap(b->p, b->len);
+    b->p = NULL;
+    b->len = 0;
+}
+
+/* --- block snapshot ------------------------------------------------------ */
+
+struct collect {
+    uintptr_t *addrs; /* the block buffer, first as addresses */
+    size_t n, cap;
+};
+
+static void collect_addr(const struct lp_block *blk, void *arg)
+{
+    struct collect *c = arg;
+
+    if (c->n < c->cap)
+        c->addrs[c->n] = blk->addr;
+    c->n++; /* counts past cap: the caller grows the buffer and retries */
+}
+
+/* Block out, at address addr (sort.c: out's bytes are key bytes). */
+static void fill_block(uintptr_t addr, struct lp_scan_block *out, void *arg)
+{
+    struct lp_block blk;
+
+    (void)arg;
+    memset(out, 0, sizeof(*out));
+    out->addr = addr;
+    if (lp_table_find(addr, &blk) == 0) {
+        out->size = blk.size;
+        out->time = blk.time;
+        out->stack_id = blk.stack_id;
+    }
+}
+
+/* --- /proc/self/maps ------------------------------------------------------ */
+
+static int read_maps(struct buf *text, size_t *len)
+{
+    size_t want = 1 << 20;
+
+    for (;;) {
+        int fd;
+        size_t got = 0;
+
+        if (buf_reserve(text, want) != 0)
+            return -ENOMEM;
+        fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return -errno;
+        for (;;) {
+            ssize_t n = read(fd, (char *)text->p + got, text->len - 1 - got);
+
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+            if (got == text->len - 1)
+                break;
+        }
+        close(fd);
+        if (got < text->len - 1) {
+            ((char *)text->p)[got] = '\0';
+            *len = got;
+            return 0;
+        }
+        want = text->len * 4; /* did not fit: read it all again */
+    }
+}
+
+static uintptr_t parse_hex(char **s)
+{
+    uintptr_t v = 0;
+
+    for (;; (*s)++) {
+        char ch = **s;
+
+        if (ch >= '0' && ch <= '9')
+            v = v * 16 + (uintptr_t)(ch - '0');
+        else if (ch >= 'a' && ch <= 'f')
+            v = v * 16 + (uintptr_t)(ch - 'a' + 10);
+        else
+            return v;
+    }
+}
+
+/* Parse the text in place into maps[] / info[]; returns the count. */
+static size_t parse_maps(char *text, struct lp_scan_map *maps,
+                         struct pmap *info, size_t cap)
+{
+    size_t n = 0;
+    char *s = text;
+
+    while (*s && n < cap) {
+        char *eol = strchr(s, '\n');
+        struct lp_scan_map *m = &maps[n];
+        unsigned long inode = 0;
+
+        if (eol)
+            *eol = '\0';
+        m->lo = parse_hex(&s);
+        s++; /* '-' */
+        m->hi = parse_hex(&s);
+        s++;
+        m->flags = (s[0] == 'r' ? LP_SCAN_MAP_R : 0) |
+                   (s[1] == 'w' ? LP_SCAN_MAP_W : 0) |
+                   (s[2] == 'x' ? LP_SCAN_MAP_X : 0);
+        s += 5;
+        info[n].offset = parse_hex(&s);
+        while (*s == ' ')
+            s++;
+        while (*s && *s != ' ') /* dev */
+            s++;
+        while (*s == ' ')
+            s++;
+        while (*s >= '0' && *s <= '9')
+            inode = inode * 10 + (unsigned long)(*s++ - '0');
+        while (*s == ' ')
+            s++;
+        info[n].path = s;
+        if (inode != 0 && *s == '/')
+            m->flags |= LP_SCAN_MAP_FILE;
+        n++;
+        if (!eol)
+            break;
+        s = eol + 1;
+    }
+    return n;
+}
+
+static long map_index(const struct lp_scan_map *maps, size_t n, uintptr_t a)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (a < maps[mid].lo)
+            hi = mid;
+        else if (a >= maps[mid].hi)
+            lo = mid + 1;
+        else
+            return (long)mid;
+    }
+    return -1;
+}
+
+/* --- the root set -------------------------------------------------------- */
+
+struct roots {
+    struct range *ex; /* excluded from the mapping roots */
+    size_t nex, excap;
+    struct range *rt; /* explicit roots (live stacks) */
+    size_t nrt, rtcap;
+    uintptr_t *words; /* explicit root words (live threads' start args) */
+    size_t nwords, wcap;
+    const struct lp_scan_map *maps;
+    size_t nmaps;
+    pid_t main_tid, self_tid;
+    uintptr_t entry_sp;
+    struct lp_stopped_thread *stopped;
+    size_t nstopped;
+};
+
+static void exclude(struct roots *r, uintptr_t lo, uintptr_t hi)
+{
+    if (lo < hi && r->nex < r->excap)
+        r->ex[r->nex++] = (struct range){lo, hi};
+}
+
+static void add_root(struct roots *r, uintptr_t lo, uintptr_t hi)
+{
+    if (lo < hi && r->nrt < r->rtcap)
+        r->rt[r->nrt++] = (struct range){lo, hi};
+}
+
+static void add_root_word(struct roots *r, uintptr_t w)
+{
+    if (w != 0 && r->nwords < r->wcap)
+        r->words[r->nwords++] = w;
+}
+
+static void exclude_arena(uintptr_t lo, uintptr_t hi, void *arg)
+{
+    exclude(arg, lo, hi);
+}
+
+static const struct lp_stopped_thread *stopped_of(const struct roots *r,
+                                                  pid_t tid)
+{
+    size_t i;
+
+    for (i = 0; i < r->nstopped; i++)
+        if (r->stopped[i].tid == tid)
+            return &r->stopped[i];
+    return NULL;
+}
+
+/* Where a live thread's stack starts being live. */
+static uintptr_t live_from(const struct roots *r, pid_t tid, uintptr_t lo,
+                           uintptr_t hi)
+{
+    const struct lp_stopped_thread *st;
+
+    if (tid == r->self_tid)
+        return r->entry_sp > lo && r->entry_sp < hi ? r->entry_sp : lo;
+    st = stopped_of(r, tid);
+    if (st == NULL || !st->answered || st->sp <= lo || st->sp > hi)
+        return lo; /* unknown: the whole stack, conservatively */
+    return st->sp - RED_ZONE > lo ? st->sp - RED_ZONE : lo;
+}
+
+/*
+ * One registered thread. Alive means "may still run code" (thread_registry.h);
+ * the kernel's task list, read by the stop, has the last word.
+ *   - created, not started yet: its stack mapping is scanned like any
+ *     other (its TCB holds the DTV pointer), and glibc would keep its
+ *     start argument in that TCB (ours holds our record): a root word;
+ *   - running (its tid answered the stop, or it is us), including a thread
+ *     past its start routine running key destructors: its stack from SP
+ *     up (with its TCB and static TLS) and its start argument;
+ *   - gone: its cached stack is no root (a user-supplied stack is the
+ *     user's memory: left as it is).
+ */
+static void thread_roots(const struct lp_thread_info *ti, void *arg)
+{
+    struct roots *r = arg;
+
+    if (ti->internal) {
+        if (ti->stack_hi)
+            exclude(r, ti->stack_lo, ti->stack_hi);
+        return;
+    }
+    if (ti->alive && !ti->started) {
+        add_root_word(r, ti->arg);
+        return;
+    }
+    if (ti->stack_hi == 0 || ti->tid == r->main_tid)
+        return;
+    if (ti->alive && (ti->tid == r->self_tid || stopped_of(r, ti->tid))) {
+        exclude(r, ti->stack_lo, ti->stack_hi);
+        add_root(r, live_from(r, ti->tid, ti->stack_lo, ti->stack_hi),
+                 ti->stack_hi);
+        add_root_word(r, ti->arg);
+        return;
+    }
+    {
+        /* A cached stack starts right above its guard page, so a mapping
+         * begins at stack_lo; if none does, the memory went elsewhere. */
+        long i = map_index(r->maps, r->nmaps, ti->stack_lo);
+
+        if (!ti->user_stack && i >= 0 && r->maps[i].lo == ti->stack_lo)
+            exclude(r, ti->stack_lo, ti->stack_hi);
+    }
+}
+
+static bool is_excluded_sp(const struct roots *r, uintptr_t sp)
+{
+    size_t i;
+
+    for (i = 0; i < r->nex; i++)
+        if (sp >= r->ex[i].lo && sp < r->ex[i].hi)
+            return true;
+    return false;
+}
+
+static int cmp_range_lo(const struct range *a, const struct range *b)
+{
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static void sort_ranges(struct range *a, size_t n)
+{
+    size_t i, j;
+
+    /* Shell sort: small n, no allocation. */
+    for (size_t gap = n / 2; gap > 0; gap /= 2)
+        for (i = gap; i < n; i++) {
+            struct range t = a[i];
+
+            for (j = i; j >= gap && cmp_range_lo(&a[j - gap], &t) > 0;
+                 j -= gap)
+                a[j] = a[j - gap];
+            a[j] = t;
+        }
+}
+
+/* The allocator's own regions for the blocks in mapping m: glibc mmap'd
+ * chunks (IS_MMAPPED) and non-main arena heaps (NON_MAIN_ARENA) are found
+ * from the chunk header; if any block cannot be explained that way, the
+ * whole mapping is heap. Mappings without blocks are not touched. */
+static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
+                         const struct lp_scan_block *b, size_t nb)
+{
+    size_t i;
+    uintptr_t last_hi = 0;
+
+    for (i = 0; i < nb; i++) {
+        uintptr_t a = b[i].addr, hdr, chunk, size;
+
+        if (a < last_hi)
+            continue;
+        if (a < m->lo + 16) {
+            exclude(r, m->lo, m->hi);
+            return;
+        }
+        hdr = *(const uintptr_t *)(a - 8);
+        chunk = a - 16;
+        size = hdr & ~(uintptr_t)7;
+        if (hdr & 2) { /* IS_MMAPPED: [chunk - prev_size, chunk + size) */
+            uintptr_t pre = *(const uintptr_t *)(a - 16);
+            uintptr_t lo = chunk - pre, hi = chunk + size;
+
+            if (size >= b[i].size + 16 && !(lo & 4095) && !(hi & 4095) &&
+                lo >= m->lo && hi <= m->hi) {
+                exclude(r, lo, hi);
+                last_hi = hi;
+                continue;
+            }
+        } else if (hdr & 4) { /* NON_MAIN_ARENA: heap_info at the base */
+            uintptr_t base = a & ~(HEAP_MAX - 1);
+            uintptr_t hsize;
+
+            if (base >= m->lo) {
+                hsize = ((const uintptr_t *)base)[2];
+                if (hsize <= HEAP_MAX && base + hsize >= a + b[i].size &&
+                    base + hsize <= m->hi) {
+                    exclude(r, base, base + hsize);
+                    last_hi = base + hsize;
+                    continue;
+                }
+            }
+        }
+        exclude(r, m->lo, m->hi);
+        return;
+    }
+}
+
+/*
+ * glibc's main_arena lives in libc's data and points at free chunks and
+ * at the top chunk. A chunk header sits 16 bytes before its user data,
+ * i.e. inside the tail of the previous block, so these words would read
+ * as interior pointers and turn lost blocks into "possibly lost".
+ * Memcheck replaces malloc and has no such state, so it must not be a
+ * root. Find it by its shape: an empty bin's fd and bk both point 16
+ * bytes below the bin itself, and the arenas form a ring through "next"
+ * that comes back to main_arena. Layout (glibc 2.26+, 64-bit): bins at
+ * +112, 254 words; next at +2160; sizeof 2200.
+ */
+#define ARENA_BINS 112
+#define ARENA_NBINS 127
+#define ARENA_NEXT 2160
+#define ARENA_SIZE 2200
+
+static bool peek(uintptr_t a, uintptr_t *out)
+{
+    struct iovec l = {out, sizeof(*out)}, rm = {(void *)a, sizeof(*out)};
+
+    return process_vm_readv(getpid(), &l, 1, &rm, 1, 0) == sizeof(*out);
+}
+
+static bool is_arena_ring(uintptr_t arena)
+{
+    uintptr_t p = arena;
+    int hops;
+
+    for (hops = 0; hops < 256; hops++) {
+        if (!peek(p + ARENA_NEXT, &p) || p == 0)
+            return false;
+        if (p == arena)
+            return true;
+    }
+    return false;
+}
+
+static uintptr_t find_main_arena(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t a;
+
+    for (a = lo; a + 16 <= hi; a += 8) {
+        const uintptr_t *w = (const uintptr_t *)a;
+        int j;
+
+        if (w[0] != a - 16 || w[1] != a - 16)
+            continue;
+        /* a is some empty bin's fd: try each bin number it could be. */
+        for (j = 0; j < ARENA_NBINS; j++) {
+            uintptr_t arena = a - 16 * (uintptr_t)j - ARENA_BINS;
+
+            if (arena < lo)
+                break;
+            if (arena + ARENA_SIZE <= hi && is_arena_ring(arena))
+                return arena;
+        }
+    }
+    return 0;
+}
+
+static void exclude_malloc_state(struct roots *r, const struct pmap *info)
+{
+    size_t i;
+
+    for (i = 0; i < r->nmaps; i++) {
+        const struct lp_scan_map *m = &r->maps[i];
+        const char *base = strrchr(info[i].path, '/');
+        uintptr_t hi = m->hi, arena;
+
+        if (base == NULL || (strncmp(base, "/libc.so", 8) != 0 &&
+                             strncmp(base, "/libc-", 6) != 0))
+            continue;
+        if ((m->flags & (LP_SCAN_MAP_R | LP_SCAN_MAP_W)) !=
+            (LP_SCAN_MAP_R | LP_SCAN_MAP_W))
+            continue;
+        /* .data is file-backed; .bss follows as an anonymous mapping. */
+        if (i + 1 < r->nmaps && r->maps[i + 1].lo == m->hi &&
+            info[i + 1].path[0] == '\0' &&
+            (r->maps[i + 1].flags & LP_SCAN_MAP_W))
+            hi = r->maps[i + 1].hi;
+        arena = find_main_arena(m->lo, hi);
+        if (arena) {
+            exclude(r, arena, arena + ARENA_SIZE);
+            return;
+        }
+    }
+}
+
+static void collect_roots(struct roots *r, const struct pmap *info,
+                          const struct lp_scan_block *blocks, size_t nb,
+                          const struct buf *own, size_t nown)
+{
+    size_t i, k, bi = 0;
+    struct range main_stack = {0, 0};
+
+    for (i = 0; i < nown; i++)
+        exclude(r, (uintptr_t)own[i].p, (uintptr_t)own[i].p + own[i].len);
+    lp_arena_for_each_range(exclude_arena, r);
+    lp_threads_for_each(thread_roots, r);
+    exclude_malloc_state(r, info);
+
+    for (i = 0; i < r->nmaps; i++) {
+        const struct lp_scan_map *m = &r->maps[i];
+        const char *path = info[i].path;
+        size_t first = bi;
+
+        while (bi < nb && blocks[bi].addr < m->hi)
+            bi++;
+        if (strcmp(path, "[stack]") == 0)
+            main_stack = (struct range){m->lo, m->hi};
+        if ((m->flags & (LP_SCAN_MAP_R | LP_SCAN_MAP_W)) !=
+            (LP_SCAN_MAP_R | LP_SCAN_MAP_W))
+            continue;
+        if (path[0] == '[' && strcmp(path, "[stack]") != 0 &&
+            strncmp(path, "[stack:", 7) != 0 &&
+            strncmp(path, "[anon", 5) != 0) {
+            exclude(r, m->lo, m->hi); /* [heap], [vvar], [vsyscall] */
+            continue;
+        }
+        if (self_path[0] && strcmp(path, self_path) == 0) {
+            exclude(r, m->lo, m->hi);
+            continue;
+        }
+        while (first < bi && blocks[first].addr < m->lo)
+            first++;
+        if (first < bi)
+            exclude_heap(r, m, &blocks[first], bi - first);
+    }
+
+    /* The main thread: its whole [stack] mapping is excluded, then the
+     * live part is added back. After main returned, its frames are dead:
+     * the live part starts where our __libc_start_main wrapper stood. */
+    if (main_stack.hi) {
+        uintptr_t from = live_from(r, r->main_tid, main_stack.lo,
+                                   main_stack.hi);
+
+        if (lp_process.main_returned && lp_process.exit_sp > from &&
+            lp_process.exit_sp < main_stack.hi)
+            from = lp_process.exit_sp;
+        exclude(r, main_stack.lo, main_stack.hi);
+        if (r->self_tid == r->main_tid || stopped_of(r, r->main_tid))
+            add_root(r, from, main_stack.hi);
+    }
+
+    /* Threads we never registered (started before us, or by glibc
+     * itself): their mapping stays a root, minus what lies below SP. */
+    for (k = 0; k < r->nstopped; k++) {
+        const struct lp_stopped_thread *st = &r->stopped[k];
+        long mi;
+
+        if (!st->answered || st->tid == r->main_tid ||
+            is_excluded_sp(r, st->sp))
+            continue;
+        mi = map_index(r->maps, r->nmaps, st->sp);
+        if (mi >= 0 && st->sp - RED_ZONE > r->maps[mi].lo)
+            exclude(r, r->maps[mi].lo, st->sp - RED_ZONE);
+    }
+    sort_ranges(r->ex, r->nex);
+}
+
+/* Emit [lo, hi) minus the (sorted) exclusions as root ranges. */
+static void scan_minus_excluded(struct lp_scan_core *c, const struct roots *r,
+                                uintptr_t lo, uintptr_t hi)
+{
+    size_t i;
+
+    for (i = 0; i < r->nex && lo < hi; i++) {
+        const struct range *e = &r->ex[i];
+
+        if (e->hi <= lo)
+            continue;
+        if (e->lo >= hi)
+            break;
+        if (e->lo > lo)
+            lp_scan_core_root(c, lo, e->lo);
+        if (e->hi > lo)
+            lo = e->hi;
+    }
+    if (lo < hi)
+        lp_scan_core_root(c, lo, hi);
+}
+
+static void find_self_path(void)
+{
+    Dl_info di;
+
+    if (self_path[0])
+        return;
+    if (dladdr((void *)lp_scan_run, &di) && di.dli_fname &&
+        di.dli_fname[0] == '/' && strlen(di.dli_fname) < sizeof(self_path)) {
+        char real[4096];
+
+        /* /proc/self/maps shows the resolved path. */
+        if (realpath(di.dli_fname, real))
+            strcpy(self_path, real);
+        else
+            strcpy(self_path, di.dli_fname);
+    }
+}
+
+int lp_scan_run(struct lp_scan *out)
+{
+    /* Everything below this frame is the scanner's own and never a root. */
+    uintptr_t entry_sp = (uintptr_t)__builtin_frame_address(0);
+    struct buf blocks = {0}, text = {0}, work = {0};
+    struct lp_stopped_thread *stopped;
+    struct collect col;
+    struct lp_scan_core core;
+    struct roots r;
+    struct lp_scan_map *maps;
+    struct pmap *info;
+    size_t nstopped, nmaps, textlen = 0, lines = 0, i, nthreads;
+    int rc = 0;
+    bool all_answered = true;
+
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&scan_lock);
+    find_self_path(); /* dladdr and realpath may allocate: before stop */
+    if (buf_reserve(&blocks, (lp_table_count() + 1024) *
+                                 sizeof(struct lp_scan_block)) != 0) {
+        pthread_mutex_unlock(&scan_lock);
+        return -ENOMEM;
+    }
+
+    /* See the banner: no thread may be parked holding a shard lock. */
+    lp_table_lock_all();
+    nstopped = lp_threads_stop(&stopped);
+    lp_table_unlock_all();
+
+    /* The world is stopped: the table holds still until we resume it.
+     * Threads may have added blocks between the reserve and the stop. */
+    for (;;) {
+        col = (struct collect){blocks.p, 0,
+                               blocks.len / sizeof(struct lp_scan_block)};
+        lp_table_for_each(collect_addr, &col);
+        if (col.n <= col.cap)
+            break;
+        if (buf_reserve(&blocks, (col.n + 1024) *
+                                     sizeof(struct lp_scan_block)) != 0) {
+            rc = -ENOMEM;
+            goto out;
+        }
+    }
+    lp_scan_sort_fill(blocks.p, col.n, fill_block, NULL);
+
+    rc = read_maps(&text, &textlen);
+    if (rc != 0)
+        goto out;
+    for (i = 0; i < textlen; i++)
+        lines += ((char *)text.p)[i] == '\n';
+    lines += 1;
+    nthreads = nstopped + 64;
+    /* One work mapping: maps, info, exclusions, explicit roots, stack. */
+    {
+        size_t excap = lines + nthreads * 2 + col.n + 4096;
+        size_t rtcap = nthreads + 8;
+        size_t wcap = lp_threads_count() + nthreads + 8;
+        size_t stcap = 2 * col.n + 2;
+        size_t need = lines * sizeof(*maps) + lines * sizeof(*info) +
+                      excap * sizeof(struct range) +
+                      rtcap * sizeof(struct range) +
+                      wcap * sizeof(uintptr_t) + stcap * sizeof(uint32_t);
+        char *p;
+
+        if (buf_reserve(&work, need) != 0) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        p = work.p;
+        maps = (struct lp_scan_map *)p;
+        p += lines * sizeof(*maps);
+        info = (struct pmap *)p;
+        p += lines * sizeof(*info);
+        memset(&r, 0, sizeof(r));
+        r.ex = (struct range *)p;
+        r.excap = excap;
+        p += excap * sizeof(struct range);
+        r.rt = (struct range *)p;
+        r.rtcap = rtcap;
+        p += rtcap * sizeof(struct range);
+        r.words = (uintptr_t *)p;
+        r.wcap = wcap;
+        p += wcap * sizeof(uintptr_t);
+        core = (struct lp_scan_core){0};
+        core.stack = (uint32_t *)p;
+        core.stack_cap = stcap;
+    }
+    nmaps = parse_maps(text.p, maps, info, lines);
+    r.maps = maps;
+    r.nmaps = nmaps;
+    r.main_tid = getpid();
+    r.self_tid = (pid_t)gettid();
+    /* The exit report says where its thread's live stack begins when it
+     * runs on a stack of its own or for an interrupted context. */
+    r.entry_sp = lp_process.report_tid == r.self_tid
+                     ? lp_process.report_sp
+                     : entry_sp;
+    r.stopped = stopped;
+    r.nstopped = nstopped;
+    {
+        /* text and the blocks are ours; work was mapped after the maps
+         * were read, so it is not in them. */
+        struct buf own[2] = {blocks, text};
+
+        collect_roots(&r, info, blocks.p, col.n, own, 2);
+    }
+
+    for (i = 0; i < nstopped; i++)
+        if (!stopped[i].answered)
+            all_answered = false;
+    core.blocks = blocks.p;
+    core.nblocks = col.n;
+    core.maps = maps;
+    core.nmaps = nmaps;
+    core.heuristics = LP_SCAN_HEUR_ALL;
+    core.safe_read = true;
+    core.safe_blocks = !all_answered;
+    lp_scan_core_begin(&core);
+    for (i = 0; i < nmaps; i++)
+        if ((maps[i].flags & (LP_SCAN_MAP_R | LP_SCAN_MAP_W)) ==
+            (LP_SCAN_MAP_R | LP_SCAN_MAP_W))
+            scan_minus_excluded(&core, &r, maps[i].lo, maps[i].hi);
+    for (i = 0; i < r.nrt; i++)
+        lp_scan_core_root(&core, r.rt[i].lo, r.rt[i].hi);
+    lp_scan_core_root_words(&core, r.words, r.nwords);
+    for (i = 0; i < nstopped; i++)
+        if (stopped[i].answered)
+            lp_scan_core_root_words(&core, stopped[i].regs,
+                                    LP_THREAD_NREGS);
+    lp_scan_core_finish(&core);
+
+    out->blocks = blocks.p;
+    out->nblocks = col.n;
+    memcpy(out->kind_bytes, core.kind_bytes, sizeof(out->kind_bytes));
+    memcpy(out->kind_blocks, core.kind_blocks, sizeof(out->kind_blocks));
+    memcpy(out->heur_bytes, core.heur_bytes, sizeof(out->heur_bytes));
+    memcpy(out->heur_blocks, core.heur_blocks, sizeof(out->heur_blocks));
+    out->map_ = blocks.p;
+    out->map_len_ = blocks.len;
+    blocks.p = NULL;
+out:
+    for (i = 0; i < nstopped; i++) {
+        if (stopped[i].answered)
+            out->threads_stopped++;
+        else
+            out->threads_timed_out++;
+    }
+    lp_threads_resume();
+    buf_free(&work);
+    buf_free(&text);
+    buf_free(&blocks);
+    pthread_mutex_unlock(&scan_lock);
+    return rc;
+}
+
+void lp_scan_release(struct lp_scan *out)
+{
+    if (out->map_)
+        munmap(out->map_, out->map_len_);
+    memset(out, 0, sizeof(*out));
+}
+
+/* For the fork protocol (preload/life/fork.c). */
+void lp_scan_lock(void) { pthread_mutex_lock(&scan_lock); }
+void lp_scan_unlock(void) { pthread_mutex_unlock(&scan_lock); }
+void lp_scan_atfork_child(void) { pthread_mutex_init(&scan_lock, NULL); }
