@@ -29,6 +29,21 @@
     __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_ACQ_REL, \
                                 __ATOMIC_ACQUIRE)
 
+/* A 64-bit finalizer (MurmurHash3's fmix64): every bit of the address
+ * moves every bit of the hash; for the open-addressing tables of
+ * addresses (the block table, the recently-freed lanes). */
+static inline uint64_t lp_hash_addr(uintptr_t a)
+{
+    uint64_t k = a;
+
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
 /* Push node onto a lock-free, push-only list (nodes are never removed:
  * readers walk it from an acquire load of the head). */
 #define lp_list_push(headp, node)                            \

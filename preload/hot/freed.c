@@ -76,17 +76,6 @@ static inline uint64_t stamp_now(struct lp_freed_lane *l)
     return lp_load_relaxed(&epoch);
 }
 
-static inline uint64_t mix(uintptr_t a)
-{
-    uint64_t k = a;
-
-    k ^= k >> 31;
-    k *= 0x9e3779b97f4a7c15ull;
-    k ^= k >> 29;
-    k *= 0xbf58476d1ce4e5b9ull;
-    k ^= k >> 32;
-    return k;
-}
 
 static inline struct lp_freed_lane *my_lane(void)
 {
@@ -142,7 +131,7 @@ static void drop(struct lp_freed_lane *l, uint32_t pos)
 
     if (!e->f.addr)
         return;
-    index_erase(l, probe(l, e->f.addr, mix(e->f.addr)));
+    index_erase(l, probe(l, e->f.addr, lp_hash_addr(e->f.addr)));
     l->volume -= e->f.size;
     e->f.addr = 0;
 }
@@ -181,15 +170,15 @@ static bool resize(struct lp_freed_lane *l, uint32_t cap)
     l->head = 0;
     l->count = n;
     for (i = 0; i < n; i++)
-        l->index[probe(l, ring[i].f.addr, mix(ring[i].f.addr))] =
-            slot_value(mix(ring[i].f.addr), i);
+        l->index[probe(l, ring[i].f.addr, lp_hash_addr(ring[i].f.addr))] =
+            slot_value(lp_hash_addr(ring[i].f.addr), i);
     return true;
 }
 
 void lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
                    uint32_t free_stack)
 {
-    uint64_t h = mix(addr), limit = lp_load_relaxed(&volume_limit);
+    uint64_t h = lp_hash_addr(addr), limit = lp_load_relaxed(&volume_limit);
     struct lp_freed_lane *l = my_lane();
     struct ent *e;
     size_t i;
@@ -231,7 +220,7 @@ out:
 
 bool lp_freed_find(uintptr_t addr, struct lp_freed *out)
 {
-    uint64_t h = mix(addr), best_stamp = 0;
+    uint64_t h = lp_hash_addr(addr), best_stamp = 0;
     struct lp_freed_lane *l;
     bool found = false;
 
@@ -258,7 +247,7 @@ bool lp_freed_find(uintptr_t addr, struct lp_freed *out)
 
 void lp_freed_forget(uintptr_t addr)
 {
-    uint64_t h = mix(addr);
+    uint64_t h = lp_hash_addr(addr);
     struct lp_freed_lane *l;
 
     if (addr == 0)

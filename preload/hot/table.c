@@ -39,17 +39,6 @@ uint16_t lp_table_next_gen(void)
     return (uint16_t)(__atomic_add_fetch(&generation, 1, __ATOMIC_RELAXED));
 }
 
-static inline uint64_t mix(uintptr_t a)
-{
-    uint64_t k = a;
-
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-}
 
 /*
  * The shard: a group chosen by the 64 MiB region of the address, then one
@@ -65,7 +54,7 @@ static inline uint64_t mix(uintptr_t a)
 
 static inline struct shard *shard_of(uintptr_t addr, uint64_t h)
 {
-    uint64_t g = mix(addr >> REGION_SHIFT) >> (64 - GROUP_BITS);
+    uint64_t g = lp_hash_addr(addr >> REGION_SHIFT) >> (64 - GROUP_BITS);
 
     return &shards[(g << (6 - GROUP_BITS)) | (h >> (64 - 6 + GROUP_BITS))];
 }
@@ -82,7 +71,7 @@ static inline size_t probe(const struct shard *s, uintptr_t addr, uint64_t h)
 
 void lp_table_prefetch(uintptr_t addr)
 {
-    uint64_t h = mix(addr);
+    uint64_t h = lp_hash_addr(addr);
     const struct shard *s = shard_of(addr, h);
     /* Racy: a grow may swap the array between these loads; a prefetch of
      * a stale or wrong address is harmless (it never faults). */
@@ -107,7 +96,7 @@ static int grow(struct shard *s)
     s->mask = n - 1;
     for (i = 0; i < old_n; i++)
         if (old[i].addr)
-            fresh[probe(s, old[i].addr, mix(old[i].addr))] = old[i];
+            fresh[probe(s, old[i].addr, lp_hash_addr(old[i].addr))] = old[i];
     lp_arena_free(old, old_n * sizeof(*old));
     return 0;
 }
@@ -121,7 +110,7 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
 int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
                         unsigned how, uint64_t time, struct lp_block *stale)
 {
-    uint64_t h = mix(addr);
+    uint64_t h = lp_hash_addr(addr);
     struct shard *s = shard_of(addr, h);
     struct lp_block *b;
     int ret = 0;
@@ -165,7 +154,7 @@ static void erase(struct shard *s, size_t i)
         j = (j + 1) & s->mask;
         if (!s->slots[j].addr)
             break;
-        home = mix(s->slots[j].addr) & s->mask;
+        home = lp_hash_addr(s->slots[j].addr) & s->mask;
         /* Move j into the hole at i unless its home lies in (i, j]. */
         if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
             s->slots[i] = s->slots[j];
@@ -178,7 +167,7 @@ static void erase(struct shard *s, size_t i)
 
 int lp_table_remove(uintptr_t addr, struct lp_block *out)
 {
-    uint64_t h = mix(addr);
+    uint64_t h = lp_hash_addr(addr);
     struct shard *s = shard_of(addr, h);
     size_t i;
 
@@ -196,7 +185,7 @@ int lp_table_remove(uintptr_t addr, struct lp_block *out)
 
 int lp_table_find(uintptr_t addr, struct lp_block *out)
 {
-    uint64_t h = mix(addr);
+    uint64_t h = lp_hash_addr(addr);
     struct shard *s = shard_of(addr, h);
     size_t i;
     int ret = -ENOENT;
