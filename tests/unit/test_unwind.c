@@ -419,7 +419,12 @@ static void test_unwind_dlclose_forgets_unloaded_rules(void **state)
     assert_int_equal(dlclose(h2), 0);
     assert_true(lp_unwind_rule_cached(f + 1));
     assert_int_equal(dlclose(h), 0);
+#ifndef __SANITIZE_ADDRESS__
+    /* (Under make asan, ASan's dlclose interceptor binds before ours in
+     * the test binary, so ours never runs; in libleakprof.so, preloaded
+     * first, it does.) */
     assert_false(lp_unwind_rule_cached(f + 1));
+#endif
     assert_true(lp_unwind_rule_cached(libc_ra));
     /* And walks stay exact after it. */
     memset(&p, 0, sizeof(p));
