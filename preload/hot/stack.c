@@ -106,12 +106,7 @@ static inline uint64_t hash_frames(const uintptr_t *f, unsigned n)
     for (; i < n; i++)
         a = rotl64((a ^ f[i]) * HK2, 31);
     h = a ^ rotl64(b, 16) ^ rotl64(c, 32) ^ rotl64(d, 48);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
+    return lp_hash_addr(h); /* the same 64-bit finalizer (lp.h) */
 }
 
 static inline bool same_frames(const uintptr_t *a, const uintptr_t *b,
