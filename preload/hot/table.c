@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "preload/hot/arena.h"
 
@@ -82,6 +83,21 @@ void lp_table_prefetch(uintptr_t addr)
         __builtin_prefetch(&slots[h & mask], 1, 3);
 }
 
+/*
+ * A big slot array (a shard of 10^5 blocks and more): ask for huge pages
+ * and map it in one call. Every slot is touched at random, so with 4 KiB
+ * pages each first touch traps (the run's largest kernel cost with a
+ * million live blocks) and each probe misses the TLB as well as the cache.
+ */
+#define BIG_ARRAY ((size_t)2 << 20)
+static void back_big(void *p, size_t size)
+{
+    if (size < BIG_ARRAY)
+        return;
+    (void)madvise(p, size, MADV_HUGEPAGE);
+    (void)madvise(p, size, MADV_POPULATE_WRITE);
+}
+
 /* Double the slot array (lock held). Returns 0 or -ENOMEM. */
 static int grow(struct shard *s)
 {
@@ -92,6 +108,7 @@ static int grow(struct shard *s)
     fresh = lp_arena_alloc(n * sizeof(*fresh));
     if (!fresh)
         return -ENOMEM;
+    back_big(fresh, n * sizeof(*fresh));
     s->slots = fresh;
     s->mask = n - 1;
     for (i = 0; i < old_n; i++)
