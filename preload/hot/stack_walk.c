@@ -279,20 +279,39 @@ static const union {
 } no_rules;
 
 /*
- * The whole capture by libunwind, from lp_unwind_backtrace's frame: tmp[0]
- * returns into here, tmp[1] into lp_unwind_backtrace, tmp[2] into its
+ * The whole capture by libunwind, from lp_unwind_backtrace's frame: frame
+ * 0 is here, frame 1 returns into lp_unwind_backtrace, frame 2 into its
  * caller, where buf begins. Its own frame, so the walk's fast path does
- * not carry this array on the program's stack.
+ * not carry libunwind's cursor on the program's stack.
+ *
+ * Stepping a cursor (what unw_backtrace itself does whenever its trace
+ * cache cannot describe a frame) rather than unw_backtrace: the same
+ * addresses, without the trace cache, which on first use creates a
+ * pthread key and, per thread, maps and fills a 256 KiB table - 0.4 ms
+ * and 64 pages in every process when it was warmed up at start, and a
+ * key among the program's own otherwise (a key above 31 makes glibc
+ * calloc the thread's second-level key array under our guard).
+ * Fallbacks are rare (signal frames, threads we did not see start,
+ * sigaltstack): the per-frame cost of stepping does not matter there.
  */
 static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
 {
-    void *tmp[LP_UNWIND_MAX + 2];
-    int m, i;
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    int m = 0;
 
     lp_add_relaxed(&unwind.fallbacks, 1);
-    m = unw_backtrace(tmp, max + 2);
-    for (i = 2; i < m; i++)
-        buf[i - 2] = tmp[i];
+    if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
+        return 0;
+    do {
+        unw_word_t ip;
+
+        if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+            break;
+        if (m >= 2)
+            buf[m - 2] = (void *)ip;
+        m++;
+    } while (m < max + 2 && unw_step(&cur) > 0);
     return m > 2 ? m - 2 : 0;
 }
 
@@ -482,24 +501,4 @@ bool lp_unwind_rule_cached(uintptr_t ra)
 uint64_t lp_unwind_fallback_count(void)
 {
     return lp_load_relaxed(&unwind.fallbacks);
-}
-
-/* libunwind's unw_backtrace creates a pthread key on its first use and
- * sets it in every thread that unwinds. Created after the program's
- * first 32 keys, its pthread_setspecific would calloc the thread's
- * second-level key array with our guard held: untracked, so the
- * program's own values for keys 32-63 would sit in memory the scan
- * never reaches (definitely lost where Memcheck says reachable).
- * Unwinding once now, before the program creates keys, gives it a
- * key below 32, which glibc keeps inside the thread descriptor. */
-void lp_unwind_warm_up(void)
-{
-    void *pc[2];
-    bool held = lp_guard_held;
-
-    if (lp_config.unwind_fp)
-        return;
-    lp_guard_held = true;
-    (void)unw_backtrace(pc, 2); /* no stack interned: nothing shows */
-    lp_guard_held = held;
 }

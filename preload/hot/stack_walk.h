@@ -53,8 +53,4 @@ bool lp_unwind_rule_cached(uintptr_t ra);
 /* How many captures were handed to libunwind (tests, diagnostics). */
 uint64_t lp_unwind_fallback_count(void);
 
-/* Constructor: make libunwind create its pthread key now, below the
- * program's first 32 keys (see stack_walk.c). */
-void lp_unwind_warm_up(void);
-
 #endif /* LP_PRELOAD_UNWIND_H */

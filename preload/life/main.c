@@ -111,7 +111,6 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_fork_init();
     lp_signal_init();
     lp_fatal_signal_init();
-    lp_unwind_warm_up();
 }
 
 __attribute__((destructor(101))) static void leakprof_fini(void)
