@@ -173,6 +173,18 @@ for w in $workloads; do
         xh=$(awk -v a="$t" -v b="$ht" 'BEGIN { if (b > 0 && b != "nan") printf "%.2f", a / b; else print "-" }')
         printf '%-8s %-10s %9s %8s %9s %9.1f\n' "$w" "$m" "$t" "$xn" "$xh" "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')"
     done
+    if [ "$w" = live1m ]; then
+        # The issue's memory bound: our bytes per live block at the peak
+        # (peak RSS over native's, over the 1,000,000 blocks live at the
+        # peak of the run; 750,000 of them are still live at exit).
+        nkb=$(echo "${M[native]:-}" | tr ' ' '\n' | grep . | median)
+        for m in $modes; do
+            case $m in native | heaptrack | memcheck | massif) continue ;; esac
+            kb=$(echo "${M[$m]:-}" | tr ' ' '\n' | grep . | median)
+            awk -v k="$kb" -v n="$nkb" -v m="$m" 'BEGIN { if (n > 0)
+                printf "live1m   %-10s (peak RSS - native) / 1,000,000 blocks: %.0f B\n", m, (k - n) * 1024 / 1000000 }'
+        done
+    fi
     unset T M
 done
 echo "(medians of $RUNS interleaved runs; heaptrack traces only the first process of gcc/make)"
