@@ -34,7 +34,8 @@ struct lp_block {
  * each live leak report moves on (lp_table_next_gen), so "allocated since
  * the previous report" is one comparison and costs the hot path one
  * relaxed load, where a global sequence number was a contended atomic
- * on every insert. 2^48 bytes of allocation traffic wrap the time.
+ * on every insert. The table keeps 47 bits of the time (table.c packs a
+ * block into 24 bytes): 2^47 bytes of allocation traffic wrap it.
  */
 #define LP_BLOCK_TIME_BITS 48
 static inline uint64_t lp_block_time(const struct lp_block *b)
@@ -74,7 +75,8 @@ int lp_table_find(uintptr_t addr, struct lp_block *out);
 /* Number of live blocks right now (sum over shards, racy). */
 size_t lp_table_count(void);
 
-/* Visit every live block, holding one shard lock at a time. */
+/* Visit every live block, holding one shard lock at a time. The block
+ * passed to fn is a copy, valid during the call. */
 void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg);
 
 /* Take / release every shard lock (fork, stop-the-world scans). */

@@ -99,6 +99,36 @@ static void test_table_churn_matches_a_reference(void **state)
     assert_int_equal(lp_table_count(), before);
 }
 
+/* The packed slot gives back every field whole, at the edges of its bit
+ * widths; an address that cannot be packed is refused, not truncated. */
+static void test_table_slot_keeps_every_field(void **state)
+{
+    const uint64_t t47 = (1ull << 47) - 1;
+    uint16_t gen = lp_table_next_gen();
+    struct lp_block b;
+
+    (void)state;
+    assert_int_equal(lp_table_insert_how(0x7ffffffff000u, t47, 0xffffffffu,
+                                         LP_HOW_NEW_ARRAY, t47, NULL), 0);
+    assert_int_equal(lp_table_find(0x7ffffffff000u, &b), 0);
+    assert_true(b.addr == 0x7ffffffff000u);
+    assert_true(b.size == t47);
+    assert_true(b.stack_id == 0xffffffffu);
+    assert_int_equal(b.how, LP_HOW_NEW_ARRAY);
+    assert_true(lp_block_time(&b) == t47);
+    assert_int_equal(lp_block_gen(&b), gen);
+    assert_int_equal(lp_table_remove(0x7ffffffff000u, &b), 0);
+    assert_true(b.size == t47 && lp_block_time(&b) == t47);
+    /* Low bits of every field next to high bits of the others. */
+    assert_int_equal(lp_table_insert_how(0x1010, 1, 1, LP_HOW_NEW,
+                                         (1ull << 32) | 1, NULL), 0);
+    assert_int_equal(lp_table_remove(0x1010, &b), 0);
+    assert_true(b.size == 1 && b.stack_id == 1 && b.how == LP_HOW_NEW);
+    assert_true(lp_block_time(&b) == ((1ull << 32) | 1));
+    assert_int_equal(lp_table_insert(1ull << 48, 8, 1, NULL), -ENOMEM);
+    assert_int_equal(lp_table_find(1ull << 48, NULL), -ENOENT);
+}
+
 static void *hammer(void *arg)
 {
     uintptr_t base = (uintptr_t)arg;
@@ -140,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_table_for_each_sees_every_block_once),
         cmocka_unit_test(test_table_threads_do_not_lose_blocks),
         cmocka_unit_test(test_table_churn_matches_a_reference),
+        cmocka_unit_test(test_table_slot_keeps_every_field),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }
