@@ -16,6 +16,23 @@
 #include "preload/hot/arena.h"
 
 static struct lp_stack_local *caches;
+struct lp_stack_counts lp_stack_shared_totals;
+
+void lp_stack_totals(struct lp_stack_counts *out)
+{
+    const struct lp_stack_local *l;
+
+    out->live_bytes = lp_load_relaxed(&lp_stack_shared_totals.live_bytes);
+    out->live_blocks = lp_load_relaxed(&lp_stack_shared_totals.live_blocks);
+    out->total_bytes = lp_load_relaxed(&lp_stack_shared_totals.total_bytes);
+    out->total_blocks = lp_load_relaxed(&lp_stack_shared_totals.total_blocks);
+    for (l = lp_load_acquire(&caches); l; l = l->next) {
+        out->live_bytes += lp_load_relaxed(&l->all.live_bytes);
+        out->live_blocks += lp_load_relaxed(&l->all.live_blocks);
+        out->total_bytes += lp_load_relaxed(&l->all.total_bytes);
+        out->total_blocks += lp_load_relaxed(&l->all.total_blocks);
+    }
+}
 
 struct lp_stack_local *lp_stack_local_new(void)
 {

@@ -28,16 +28,23 @@
 
 #define LP_STACK_LOCAL_WAYS 16
 
+struct lp_stack_counts {
+    uint64_t live_bytes, live_blocks, total_bytes, total_blocks;
+};
+
 struct lp_stack_local {
     uint32_t id[LP_STACK_LOCAL_WAYS]; /* 0: an empty way */
     int64_t live_bytes[LP_STACK_LOCAL_WAYS], live_blocks[LP_STACK_LOCAL_WAYS];
     uint64_t total_bytes[LP_STACK_LOCAL_WAYS], total_blocks[LP_STACK_LOCAL_WAYS];
+    /* Every site together, this thread's share (live as a wrapping sum
+     * of signed deltas): what lp_stack_totals adds up. */
+    struct lp_stack_counts all;
     struct lp_stack_local *next; /* every cache, push-only */
 };
 
-struct lp_stack_counts {
-    uint64_t live_bytes, live_blocks, total_bytes, total_blocks;
-};
+/* The same sums for counts made without a cache (a single-threaded
+ * program, a thread without one): lp_count_add. */
+extern struct lp_stack_counts lp_stack_shared_totals;
 
 /* A cache for a thread record (thread_registry.c); NULL without memory. */
 struct lp_stack_local *lp_stack_local_new(void);
@@ -67,11 +74,17 @@ static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
     unsigned w;
 
     if (l == NULL) {
+        struct lp_stack_counts *t = &lp_stack_shared_totals;
+
         lp_count_add(&s->live_bytes, (uint64_t)live_bytes);
         lp_count_add(&s->live_blocks, (uint64_t)live_blocks);
+        lp_count_add(&t->live_bytes, (uint64_t)live_bytes);
+        lp_count_add(&t->live_blocks, (uint64_t)live_blocks);
         if (total_blocks) {
             lp_count_add(&s->total_bytes, total_bytes);
             lp_count_add(&s->total_blocks, total_blocks);
+            lp_count_add(&t->total_bytes, total_bytes);
+            lp_count_add(&t->total_blocks, total_blocks);
         }
         return;
     }
@@ -80,9 +93,13 @@ static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
         lp_stack_local_take(l, w, s);
     lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + live_bytes);
     lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + live_blocks);
+    lp_store_relaxed(&l->all.live_bytes, l->all.live_bytes + (uint64_t)live_bytes);
+    lp_store_relaxed(&l->all.live_blocks, l->all.live_blocks + (uint64_t)live_blocks);
     if (total_blocks) {
         lp_store_relaxed(&l->total_bytes[w], l->total_bytes[w] + total_bytes);
         lp_store_relaxed(&l->total_blocks[w], l->total_blocks[w] + total_blocks);
+        lp_store_relaxed(&l->all.total_bytes, l->all.total_bytes + total_bytes);
+        lp_store_relaxed(&l->all.total_blocks, l->all.total_blocks + total_blocks);
     }
 }
 
@@ -117,7 +134,12 @@ uint64_t lp_stack_live_bytes(const struct lp_stack *s);
 /* Whether some thread's cache has a way for the site id. */
 bool lp_stack_local_holds(uint32_t id);
 
-/* Every thread's pending deltas, all sites together (totals at exit). */
+/* Every thread's pending deltas, all sites together. */
 void lp_stack_local_pending(struct lp_stack_counts *out);
+
+/* Every site's counters added up (the heap totals at exit), from running
+ * sums: a few words per thread, where walking every site record cost a
+ * cache miss per site (python3: 170,000 sites, 4.5% of the run). */
+void lp_stack_totals(struct lp_stack_counts *out);
 
 #endif /* LP_PRELOAD_STACK_COUNT_H */

@@ -268,24 +268,13 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
 
 void lp_track_totals(struct lp_totals *t)
 {
-    uint32_t id, n = lp_stack_count();
-    struct lp_stack_counts pend;
+    struct lp_stack_counts sum;
 
-    lp_stack_local_pending(&pend);
-    t->allocs = pend.total_blocks;
-    t->bytes_allocated = pend.total_bytes;
-    t->live_bytes = pend.live_bytes;
-    t->live_blocks = pend.live_blocks;
-    for (id = 1; id <= n; id++) {
-        struct lp_stack *s = lp_stack_get(id);
-
-        if (!s)
-            continue;
-        t->allocs += lp_load_relaxed(&s->total_blocks);
-        t->bytes_allocated += lp_load_relaxed(&s->total_bytes);
-        t->live_bytes += lp_load_relaxed(&s->live_bytes);
-        t->live_blocks += lp_load_relaxed(&s->live_blocks);
-    }
+    lp_stack_totals(&sum);
+    t->allocs = sum.total_blocks;
+    t->bytes_allocated = sum.total_bytes;
+    t->live_bytes = sum.live_bytes;
+    t->live_blocks = sum.live_blocks;
     /* Sampled mode: block counts are fixed-point estimates (sample.h). */
     t->allocs = lp_sample_blocks_out(t->allocs);
     t->live_blocks = lp_sample_blocks_out(t->live_blocks);
