@@ -110,6 +110,69 @@ static void test_stack_counters_threads_count_in_caches(void **state)
     lp_threaded = was;
 }
 
+/* The running totals are the sum of every site's counters, whether the
+ * counts went to records (one thread) or through thread caches. */
+static void sum_sites(struct lp_stack_counts *sum)
+{
+    uint32_t id;
+
+    memset(sum, 0, sizeof(*sum));
+    for (id = 1; id <= lp_stack_count(); id++) {
+        struct lp_stack_counts c;
+
+        lp_stack_counts(lp_stack_get(id), &c);
+        sum->live_bytes += c.live_bytes;
+        sum->live_blocks += c.live_blocks;
+        sum->total_bytes += c.total_bytes;
+        sum->total_blocks += c.total_blocks;
+    }
+}
+
+static void assert_totals_are_the_sites_sum(void)
+{
+    struct lp_stack_counts sum, tot;
+
+    sum_sites(&sum);
+    lp_stack_totals(&tot);
+    assert_int_equal(tot.live_bytes, sum.live_bytes);
+    assert_int_equal(tot.live_blocks, sum.live_blocks);
+    assert_int_equal(tot.total_bytes, sum.total_bytes);
+    assert_int_equal(tot.total_blocks, sum.total_blocks);
+}
+
+static void test_stack_totals_are_every_sites_sum(void **state)
+{
+    uintptr_t f[1] = {0x7071};
+    struct lp_stack *s = lp_stack_get(lp_stack_intern(f, 1));
+    struct lp_stack_counts before, after;
+    bool was = lp_threaded;
+    pthread_t t[2];
+    int i;
+
+    (void)state;
+    assert_totals_are_the_sites_sum();
+    lp_stack_totals(&before);
+    lp_stack_note_alloc(s, 40);
+    lp_stack_note_alloc(s, 2);
+    lp_stack_note_free(s, 40);
+    lp_stack_totals(&after);
+    assert_int_equal(after.total_blocks - before.total_blocks, 2);
+    assert_int_equal(after.total_bytes - before.total_bytes, 42);
+    assert_int_equal(after.live_blocks - before.live_blocks, 1);
+    assert_int_equal(after.live_bytes - before.live_bytes, 2);
+    assert_totals_are_the_sites_sum();
+    /* Threads counting in caches, with evictions. */
+    shared_site = s;
+    lp_threaded = true;
+    for (i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, count_in_cache,
+                       (void *)(uintptr_t)(0x72000000 + i * 0x1000));
+    for (i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    lp_threaded = was;
+    assert_totals_are_the_sites_sum();
+}
+
 static void __attribute__((noinline)) capture_here(uint32_t *id)
 {
     *id = lp_stack_capture();
@@ -155,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_stack_ids_follow_creation_order),
         cmocka_unit_test(test_stack_counters_track_live_and_total),
         cmocka_unit_test(test_stack_counters_threads_count_in_caches),
+        cmocka_unit_test(test_stack_totals_are_every_sites_sum),
         cmocka_unit_test(test_stack_capture_unwinds_through_callers),
         cmocka_unit_test(test_arena_memory_is_zeroed_owned_and_reused),
     };
