@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/life/config.h"
 #include "preload/hot/massif_state.h"
+#include "preload/hot/sample.h"
 #include "preload/hot/stack.h"
+#include "preload/hot/stack_count.h"
 #include "report/symbolize.h"
 
 static struct {
@@ -160,26 +161,6 @@ static const char *frame_text(const struct lp_sym_frame *f, char *buf,
     return buf;
 }
 
-/* sample_bytes=N: scale a stack's figures back to the whole heap, as
- * pprof_write.c does (N / its mean tracked size, when that is below N). */
-static void scale(struct lp_site *t)
-{
-    uint64_t every = lp_config.sample_bytes;
-    uint64_t blocks = t->cost[LP_COST_CALLS], bytes = t->cost[LP_COST_ALLOCATED];
-    double f;
-    int i;
-
-    if (!every || !blocks || bytes / blocks >= every)
-        return;
-    f = (double)every / ((double)bytes / (double)blocks);
-    for (i = 0; i < LP_COST_COUNT; i++)
-        t->cost[i] = (uint64_t)((double)t->cost[i] * f + 0.5);
-    for (i = 0; i < LP_KIND_COUNT; i++) {
-        t->leak_bytes[i] = (uint64_t)((double)t->leak_bytes[i] * f + 0.5);
-        t->leak_blocks[i] = (uint64_t)((double)t->leak_blocks[i] * f + 0.5);
-    }
-}
-
 int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
 {
     enum { MAXF = 64 * LP_SYM_MAX_INLINE };
@@ -208,10 +189,18 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
     for (id = 1; id <= count && !out->err; id++) {
         struct lp_stack *s = lp_stack_get(id);
         const struct lp_site_leak *l;
+        struct lp_stack_counts c;
         struct lp_site *t;
         int nf, i;
 
-        if (!s || lp_load_relaxed(&s->total_blocks) == 0)
+        if (!s)
+            continue;
+        /* Pending thread deltas included; with sample_bytes=N the
+         * counters already hold estimates of the whole heap (blocks in
+         * fixed point: sample.h), as do the peak (massif's tree) and the
+         * leak records. */
+        lp_stack_counts(s, &c);
+        if (c.total_blocks == 0)
             continue;
         nf = lp_leaks_frames(sym, s->frames, s->nframes, f, MAXF);
         /* f[0] is our hook (malloc, operator new...): the site starts at
@@ -221,9 +210,9 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
         t = lp_sites_add(out, names, nf > 1 ? (unsigned)nf - 1 : 0);
         if (!t)
             break;
-        t->cost[LP_COST_CALLS] = lp_load_relaxed(&s->total_blocks);
-        t->cost[LP_COST_ALLOCATED] = lp_load_relaxed(&s->total_bytes);
-        t->cost[LP_COST_EXIT] = lp_load_relaxed(&s->live_bytes);
+        t->cost[LP_COST_CALLS] = lp_sample_blocks_out(c.total_blocks);
+        t->cost[LP_COST_ALLOCATED] = c.total_bytes;
+        t->cost[LP_COST_EXIT] = c.live_bytes;
         t->cost[LP_COST_TEMP] = lp_load_relaxed(&s->temp_blocks);
         t->cost[LP_COST_PEAK] = lp_sites_peak_bytes(peak, id);
         l = leaks.have ? lp_sites_leak(id) : NULL;
@@ -235,7 +224,6 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
             t->oldest = l->oldest;
             t->newest = l->newest;
         }
-        scale(t);
     }
     free(f);
     free(names);

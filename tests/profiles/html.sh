@@ -16,6 +16,15 @@ chart() { sed -n '/^<svg class="chart"/,/^<\/svg>/p' "$1"; }
 chart slow.html > chart.lib; chart lp.html > chart.lp
 check "same heap chart as leakprint --html on the massif file" \
     '[ -s chart.lib ] && cmp -s chart.lib chart.lp' "$(diff chart.lib chart.lp | head -5)"
+# Sampled (sample_bytes=N): the per-site figures are the counters' own
+# estimates of the whole heap, scaled once (they were scaled twice: 1.3 TB
+# for 20 MB), block counts out of their fixed point.
+same_as_native "slow_app with html= and sample_bytes=65536" "massif=0:sample_bytes=65536:html=sampled.html" "$SAMPLES/slow_app"
+sb=$(sed -n "/<table class=\"top\" data-cost=\"allocated\">/,/<\/table>/p" sampled.html | grep -m1 leaky_function | grep -o "<td class=\"n\">[0-9,]*</td>" | sed -n 2p | tr -dc 0-9)
+sc=$(sed -n "/<table class=\"top\" data-cost=\"calls\">/,/<\/table>/p" sampled.html | grep -m1 leaky_function | grep -o "<td class=\"n\">[0-9,]*</td>" | sed -n 2p | tr -dc 0-9)
+check "sampled page: leaky_function about 20,480,000 bytes allocated in about 5,000 calls (within 10%)" \
+    '[ -n "$sb" ] && [ "$sb" -gt 18432000 ] && [ "$sb" -lt 22528000 ] && [ -n "$sc" ] && [ "$sc" -gt 4500 ] && [ "$sc" -lt 5500 ]' "bytes=$sb calls=$sc"
+
 # The library's page adds what the massif file cannot carry: per-site
 # figures and leaks (a page of the massif file alone keeps its tree's
 # flame graph and top-consumers table).
