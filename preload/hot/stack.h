@@ -45,10 +45,12 @@ uint32_t lp_stack_count(void);
 
 /* A temporary allocation (heaptrack's definition): the block freed was
  * its thread's last allocation, none in between. Rare next to the other
- * counters: a plain add to the record (stack_count.h reads it). */
-static inline void lp_stack_note_temp(struct lp_stack *s)
+ * counters: a plain add to the record. blocks: 1, or with sample_bytes=N
+ * what the tracked block stands for (sample.h: fixed point, read it
+ * through lp_sample_blocks_out). */
+static inline void lp_stack_note_temp(struct lp_stack *s, uint64_t blocks)
 {
-    lp_count_add(&s->temp_blocks, 1);
+    lp_count_add(&s->temp_blocks, blocks);
 }
 
 /* Range of our own library's text, to recognise our frames. */

@@ -155,7 +155,7 @@ bool lp_track_free(void *p, unsigned how)
 
             lp_self.last_alloc = 0;
             if (s)
-                lp_stack_note_temp(s);
+                lp_stack_note_temp(s, lp_sample_est_blocks(b.size));
         }
         if (lp_heap_errors_on()) {
             /* The freed-at stack: the one capture a free costs, unless

@@ -263,6 +263,7 @@ static void scale(int64_t *v)
 {
     v[0] = (int64_t)lp_sample_blocks_out((uint64_t)v[0]);
     v[2] = (int64_t)lp_sample_blocks_out((uint64_t)v[2]);
+    v[4] = (int64_t)lp_sample_blocks_out((uint64_t)v[4]);
 }
 
 static int add_samples(struct lp_pprof *p, struct lp_sym *sym,

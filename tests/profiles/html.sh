@@ -55,6 +55,14 @@ check "calls table row: temp_user's 1,000 calls and 100,000 bytes allocated" \
     'top calls | grep -q "<td class=\"n\">1,000</td><td class=\"n\">100,000</td><td class=\"l\">temp_user"' "$(top calls | grep temp_user)"
 check "leaked table: leak_some 10,000 bytes" 'top leaked | grep -q "<td class=\"n\">10,000</td>.*leak_some"' "$(top leaked | head -5)"
 
+# Sampled: temporary allocations are weighted like every other count
+# (each tracked temporary stands for the blocks it was sampled for).
+same_as_native "site_costs with html= and sample_bytes=1000" "massif=0:sample_bytes=1000:html=st.html" "$SAMPLES/site_costs"
+tmp_of() { sed -n '/<table class="top" data-cost="temp">/,/<\/table>/p' st.html | grep -m1 "$1" | grep -o '<td class="n">[0-9,]*</td>' | sed -n 2p | tr -dc 0-9; }
+tu=$(tmp_of temp_user); ab=$(tmp_of alloc_b)
+check "sampled temporary table: temp_user and alloc_b about 1,000 each (within 15%)" \
+    '[ -n "$tu" ] && [ "$tu" -gt 850 ] && [ "$tu" -lt 1150 ] && [ -n "$ab" ] && [ "$ab" -gt 850 ] && [ "$ab" -lt 1150 ]' "temp_user=$tu alloc_b=$ab"
+
 # leakprint --html of the pprof file, alone and with the massif file.
 same_as_native "site_costs with pprof= and massif" "pprof=sc.pb.gz:massif=sc.massif" "$SAMPLES/site_costs"
 "$LEAKPRINT" --html sc.pb.gz > pp.html; rc=$?
