@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * symbolize.c - addresses of this process -> function, file:line, object,
- * inlined callers expanded, through libdwfl. The only includer of libdwfl.
+ * inlined callers expanded, through libdwfl (with symbolize_cache.c, which
+ * keeps what it learns across processes, the only includer of libdwfl).
  * Context: COLD (report time). Not thread-safe: callers serialise.
  *
  * How an address becomes frames, matching what Valgrind prints:
@@ -18,9 +19,8 @@
  * Every string lives in one intern table, so frames share storage and stay
  * valid until lp_sym_free().
  */
-#include "report/symbolize.h"
+#include "report/symbolize_impl.h"
 
-#include "report/symcache.h"
 #include "report/symindex.h"
 
 #include <dlfcn.h>
@@ -29,70 +29,13 @@
 #include <dwarf.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <uthash.h>
-
-struct sym_str {
-    UT_hash_handle hh;
-    char s[]; /* the key */
-};
-
-struct sym_entry {
-    uintptr_t addr; /* the key: lookup (and printed) address */
-    int n;
-    struct lp_sym_frame frames[LP_SYM_MAX_INLINE];
-    UT_hash_handle hh;
-};
-
-/* One module's function names by address (names point into libdwfl's
- * symbol tables, valid while the module is reported). */
-struct sym_alias {
-    GElf_Addr addr;
-    const char *name;
-    UT_hash_handle hh;
-};
-
-struct sym_mod {
-    Dwfl_Module *mod;
-    struct sym_alias *aliases;
-    struct lp_symindex *index;
-    struct lp_cuindex *cus; /* read on first need */
-    bool cus_read;
-    UT_hash_handle hh;
-};
-
-/* The out-of-line function name of an address (lp_sym_function). */
-struct sym_fn {
-    uintptr_t addr;
-    const char *fn;
-    UT_hash_handle hh;
-};
-
-/* A module's cross-process cache file (symcache.h): loaded on the
- * module's first miss, written back when new addresses were resolved. */
-struct sym_mcache {
-    Dwfl_Module *mod;
-    Dwarf_Addr start, end;
-    const char *obj; /* the module's name, as frames carry it */
-    bool usable, dirty;
-    char path[4200];
-    char state[160];
-    UT_hash_handle hh;
-};
-
-struct lp_sym {
-    Dwfl *dwfl;
-    struct sym_mod *mods;
-    char *debuginfo_path; /* libdwfl keeps a pointer to this pointer */
-    Dwfl_Callbacks cb;
-    struct sym_entry *cache;
-    struct sym_fn *fns;
-    struct sym_mcache *mcaches;
-    struct sym_str *strs;
-};
 
 static void free_mods(struct lp_sym *sym);
 static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
@@ -124,7 +67,7 @@ static cxa_demangle_fn find_demangler(void)
     return fn;
 }
 
-static const char *intern(struct lp_sym *sym, const char *s)
+const char *lp_sym_intern(struct lp_sym *sym, const char *s)
 {
     struct sym_str *e;
     size_t len;
@@ -151,23 +94,23 @@ const char *lp_sym_demangle(struct lp_sym *sym, const char *name)
     int status = -1;
 
     if (name == NULL || strncmp(name, "_Z", 2) != 0)
-        return sym != NULL ? intern(sym, name) : name;
+        return sym != NULL ? lp_sym_intern(sym, name) : name;
     dem = find_demangler();
     if (dem == NULL)
-        return sym != NULL ? intern(sym, name) : name;
+        return sym != NULL ? lp_sym_intern(sym, name) : name;
     out = dem(name, NULL, NULL, &status);
     if (status != 0 || out == NULL) {
         free(out);
-        return sym != NULL ? intern(sym, name) : name;
+        return sym != NULL ? lp_sym_intern(sym, name) : name;
     }
     if (sym == NULL) {
         /* No table to own the string: keep the raw name (documented). */
         free(out);
         return name;
     }
-    r = intern(sym, out);
+    r = lp_sym_intern(sym, out);
     free(out);
-    return r != NULL ? r : intern(sym, name);
+    return r != NULL ? r : lp_sym_intern(sym, name);
 }
 
 static const char *base_name(const char *path)
@@ -180,8 +123,24 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *c = arg;
+
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+        c[0] = info->dlpi_adds;
+        c[1] = info->dlpi_subs;
+    }
+    return 1;
+}
+
 static int report_modules(struct lp_sym *sym)
 {
+    unsigned long long c[2] = {0, 0};
+
+    dl_iterate_phdr(loader_counts, c);
+    sym->adds = c[0];
+    sym->subs = c[1];
     dwfl_report_begin(sym->dwfl);
     if (dwfl_linux_proc_report(sym->dwfl, getpid()) != 0) {
         dwfl_report_end(sym->dwfl, NULL, NULL);
@@ -199,12 +158,29 @@ struct lp_sym *lp_sym_new(void)
     sym->cb.find_elf = dwfl_linux_proc_find_elf;
     sym->cb.find_debuginfo = dwfl_standard_find_debuginfo;
     sym->cb.debuginfo_path = &sym->debuginfo_path;
-    sym->dwfl = dwfl_begin(&sym->cb);
-    if (sym->dwfl == NULL || report_modules(sym) != 0) {
-        lp_sym_free(sym);
-        return NULL;
-    }
     return sym;
+}
+
+/*
+ * libdwfl on first use, not in lp_sym_new: a process with nothing to
+ * name (no loss record, no allocation in a massif tree) never loads
+ * libdw nor reads its modules (the dlopen and the report were about a
+ * fifth of what leakprof adds to an empty program). False when libdw or
+ * the report failed: addresses then stay unnamed, as without a symbolizer.
+ */
+static bool ensure(struct lp_sym *sym)
+{
+    if (sym == NULL)
+        return false;
+    if (!sym->started) {
+        sym->started = true;
+        sym->dwfl = dwfl_begin(&sym->cb);
+        if (sym->dwfl != NULL && report_modules(sym) != 0) {
+            dwfl_end(sym->dwfl);
+            sym->dwfl = NULL;
+        }
+    }
+    return sym->dwfl != NULL;
 }
 
 static void clear_cache(struct lp_sym *sym)
@@ -229,7 +205,14 @@ static void clear_cache(struct lp_sym *sym)
 
 void lp_sym_refresh(struct lp_sym *sym)
 {
-    if (sym == NULL)
+    unsigned long long c[2] = {0, 0};
+
+    if (sym == NULL || sym->dwfl == NULL)
+        return; /* nothing reported yet: the first use reports */
+    /* Nothing loaded or unloaded since the report: keep it all (a refresh
+     * drops every module's names and symbol index, read again after). */
+    dl_iterate_phdr(loader_counts, c);
+    if (c[0] == sym->adds && c[1] == sym->subs)
         return;
     /* An address may now belong to a new object (dlclose + dlopen), and
      * a module that went away takes its symbol names with it. */
@@ -282,7 +265,7 @@ static const char *die_linkage_name(Dwarf_Die *die)
 static void set_name(struct lp_sym *sym, struct lp_sym_frame *f,
                      const char *linkage)
 {
-    f->mangled = intern(sym, linkage);
+    f->mangled = lp_sym_intern(sym, linkage);
     f->fn = lp_sym_demangle(sym, linkage);
 }
 
@@ -341,9 +324,9 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
             files != NULL && call_file < nfiles) {
             const char *src = dwarf_filesrc(files, call_file, NULL, NULL);
 
-            next->file = intern(sym, base_name(src));
-            next->path = intern(sym, src);
-            next->comp_dir = intern(sym, dwarf_formstring(
+            next->file = lp_sym_intern(sym, base_name(src));
+            next->path = lp_sym_intern(sym, src);
+            next->comp_dir = lp_sym_intern(sym, dwarf_formstring(
                                              dwarf_attr(cudie, DW_AT_comp_dir, &attr)));
         }
         if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &call_line) == 0)
@@ -521,25 +504,25 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 
     memset(out, 0, sizeof(*out));
     out->addr = addr;
-    if (sym == NULL || sym->dwfl == NULL)
+    if (!ensure(sym))
         return 1;
     mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod == NULL)
         return 1;
     modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     if (modname != NULL && modname[0] == '/')
-        out->obj = intern(sym, modname);
+        out->obj = lp_sym_intern(sym, modname);
     else if (modname != NULL)
-        out->obj = intern(sym, modname); /* [vdso] and friends, as maps says */
+        out->obj = lp_sym_intern(sym, modname); /* [vdso] and friends, as maps says */
 
     line = dwfl_module_getsrc(mod, addr);
     if (line != NULL) {
         const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 
         if (src != NULL && lineno > 0) {
-            out->file = intern(sym, base_name(src));
-            out->path = intern(sym, src);
-            out->comp_dir = intern(sym, dwfl_line_comp_dir(line));
+            out->file = lp_sym_intern(sym, base_name(src));
+            out->path = lp_sym_intern(sym, src);
+            out->comp_dir = lp_sym_intern(sym, dwfl_line_comp_dir(line));
             out->line = lineno;
         }
     } else {
@@ -551,7 +534,7 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
         const char *src = l != NULL ? dwarf_linesrc(l, NULL, NULL) : NULL;
 
         if (src != NULL && dwarf_lineno(l, &lineno) == 0 && lineno > 0) {
-            out->file = intern(sym, base_name(src));
+            out->file = lp_sym_intern(sym, base_name(src));
             out->line = lineno;
         }
     }
@@ -571,7 +554,7 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
     GElf_Off off = 0;
     GElf_Sym esym;
 
-    if (sym == NULL || sym->dwfl == NULL)
+    if (!ensure(sym))
         return NULL;
     mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod == NULL)
@@ -582,144 +565,7 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
         return NULL;
     if (start != NULL)
         *start = addr - off;
-    return intern(sym, name);
-}
-
-/* ---- cross-process cache (symcache.h) ---------------------------------- */
-
-struct cache_load {
-    struct lp_sym *sym;
-    struct sym_mcache *mc;
-};
-
-static void cache_add(void *ctx, const struct lp_symcache_rec *r)
-{
-    struct cache_load *cl = ctx;
-    struct lp_sym *sym = cl->sym;
-    uintptr_t addr = (uintptr_t)(cl->mc->start + r->off);
-    struct sym_entry *e;
-    struct sym_fn *f;
-    int k;
-
-    if (r->off >= cl->mc->end - cl->mc->start)
-        return;
-    if (r->n == 0) {
-        HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
-        if (f != NULL || (f = malloc(sizeof(*f))) == NULL)
-            return;
-        f->addr = addr;
-        f->fn = intern(sym, r->fn);
-        HASH_ADD(hh, sym->fns, addr, sizeof(f->addr), f);
-        return;
-    }
-    HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
-    if (e != NULL || (e = malloc(sizeof(*e))) == NULL)
-        return;
-    e->addr = addr;
-    e->n = r->n;
-    for (k = 0; k < r->n; k++) {
-        e->frames[k] = r->frames[k];
-        e->frames[k].addr = addr;
-        e->frames[k].obj = cl->mc->obj;
-        e->frames[k].fn = intern(sym, r->frames[k].fn);
-        e->frames[k].mangled = intern(sym, r->frames[k].mangled);
-        e->frames[k].file = intern(sym, r->frames[k].file);
-        e->frames[k].path = intern(sym, r->frames[k].path);
-        e->frames[k].comp_dir = intern(sym, r->frames[k].comp_dir);
-    }
-    HASH_ADD(hh, sym->cache, addr, sizeof(e->addr), e);
-}
-
-/* The cache record of mod, loading its file on first use. */
-static struct sym_mcache *module_cache(struct lp_sym *sym, Dwfl_Module *mod)
-{
-    struct sym_mcache *mc;
-    const unsigned char *bits = NULL;
-    GElf_Addr vaddr;
-    Dwarf_Addr bias;
-    const char *name;
-    int len;
-
-    HASH_FIND_PTR(sym->mcaches, &mod, mc);
-    if (mc != NULL)
-        return mc;
-    mc = calloc(1, sizeof(*mc));
-    if (mc == NULL)
-        return NULL;
-    mc->mod = mod;
-    HASH_ADD_PTR(sym->mcaches, mod, mc);
-    name = dwfl_module_info(mod, NULL, &mc->start, &mc->end, NULL, NULL, NULL, NULL);
-    mc->obj = intern(sym, name);
-    if (dwfl_module_getelf(mod, &bias) == NULL)
-        return mc;
-    len = dwfl_module_build_id(mod, &bits, &vaddr);
-    if (len > 0 && lp_symcache_locate(bits, len, mc->path, sizeof(mc->path),
-                                      mc->state, sizeof(mc->state)) == 0) {
-        struct cache_load cl = { sym, mc };
-
-        mc->usable = true;
-        (void)lp_symcache_read(mc->path, mc->state, cache_add, &cl);
-    }
-    return mc;
-}
-
-/* Before resolving addr: load its module's cache file (which may hold
- * it), else note that the module learns something new. */
-static Dwfl_Module *prepare_miss(struct lp_sym *sym, uintptr_t addr,
-                                 struct sym_mcache **mcp)
-{
-    Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, addr);
-
-    *mcp = mod != NULL ? module_cache(sym, mod) : NULL;
-    return mod;
-}
-
-static void save_module(struct lp_sym *sym, struct sym_mcache *mc)
-{
-    struct sym_entry *e, *etmp;
-    struct sym_fn *f, *ftmp;
-    struct lp_symcache_rec *recs, **ptrs;
-    size_t n = 0, cap = HASH_COUNT(sym->cache) + HASH_COUNT(sym->fns);
-
-    recs = malloc(sizeof(*recs) * (cap + 1));
-    ptrs = malloc(sizeof(*ptrs) * (cap + 1));
-    if (recs != NULL && ptrs != NULL) {
-        HASH_ITER(hh, sym->cache, e, etmp) {
-            if (e->addr < mc->start || e->addr >= mc->end || n == cap)
-                continue;
-            recs[n].off = e->addr - mc->start;
-            recs[n].n = e->n;
-            recs[n].fn = NULL;
-            memcpy(recs[n].frames, e->frames, sizeof(e->frames[0]) * (size_t)e->n);
-            ptrs[n] = &recs[n];
-            n++;
-        }
-        HASH_ITER(hh, sym->fns, f, ftmp) {
-            if (f->addr < mc->start || f->addr >= mc->end || n == cap)
-                continue;
-            recs[n].off = f->addr - mc->start;
-            recs[n].n = 0;
-            recs[n].fn = f->fn;
-            ptrs[n] = &recs[n];
-            n++;
-        }
-        (void)lp_symcache_write(mc->path, mc->state,
-                                (const struct lp_symcache_rec *const *)ptrs, n);
-    }
-    free(recs);
-    free(ptrs);
-    mc->dirty = false;
-}
-
-void lp_sym_save_cache(struct lp_sym *sym)
-{
-    struct sym_mcache *mc, *tmp;
-
-    if (sym == NULL)
-        return;
-    HASH_ITER(hh, sym->mcaches, mc, tmp)
-        if (mc->usable && mc->dirty)
-            save_module(sym, mc);
+    return lp_sym_intern(sym, name);
 }
 
 const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
@@ -731,7 +577,7 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
     Dwfl_Module *mod;
     const char *name = NULL;
 
-    if (sym == NULL || sym->dwfl == NULL)
+    if (!ensure(sym))
         return NULL;
     HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
     if (e != NULL)
@@ -739,7 +585,7 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
     HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
     if (f != NULL)
         return f->fn;
-    mod = prepare_miss(sym, addr, &mc);
+    mod = lp_sym_prepare_miss(sym, addr, &mc);
     if (mc != NULL) {
         HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
         if (e != NULL)
@@ -773,10 +619,10 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
         return 0;
     if (sym != NULL)
         HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
-    if (e == NULL && sym != NULL && sym->dwfl != NULL) {
+    if (e == NULL && ensure(sym)) {
         struct sym_mcache *mc;
 
-        (void)prepare_miss(sym, addr, &mc);
+        (void)lp_sym_prepare_miss(sym, addr, &mc);
         if (mc != NULL) {
             HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
             if (e == NULL)

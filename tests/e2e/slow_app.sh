@@ -15,3 +15,25 @@ if have_valgrind; then
     # blocks are possibly lost" in one directory, none in another).
     check "slow_app heap usage as memcheck's" diff <(grep -E 'in use at exit|total heap usage' "$WORK/lp.txt" | sed -E 's/^==[0-9]+==//') <(grep -E 'in use at exit|total heap usage' "$WORK/mc.txt" | sed -E 's/^==[0-9]+==//')
 fi
+
+# The symbolizer's cache across processes ($XDG_CACHE_HOME/leakprof, one
+# file per object build-id): a first run writes it, a second run names
+# every frame from it and prints the same report; a cache from another
+# state of the files (here: corrupted) is ignored, never trusted.
+cache=$WORK/xdg
+rm -rf "$cache"
+XDG_CACHE_HOME=$cache run_lp "$WORK/cold.txt" "" "$SAMPLES/slow_app"
+nsym=$(ls "$cache"/leakprof/*.sym 2>/dev/null | wc -l)
+check "symbol cache written, one file per object ($nsym)" [ "$nsym" -ge 2 ]
+XDG_CACHE_HOME=$cache run_lp "$WORK/warm.txt" "" "$SAMPLES/slow_app"
+check "warm cache: the same report" diff <(lp_filter <"$WORK/cold.txt") <(lp_filter <"$WORK/warm.txt")
+# Proof that the warm run reads it: a name planted in slow_app's file shows.
+bid=$(readelf -n "$SAMPLES/slow_app" 2>/dev/null | awk '/Build ID/ {print $3}')
+sed -i 's/leaky_function/planted_function/g' "$cache/leakprof/$bid.sym" 2>/dev/null
+XDG_CACHE_HOME=$cache run_lp "$WORK/planted.txt" "" "$SAMPLES/slow_app"
+check "warm run names frames from the cache" grep -q 'planted_function (slow_app.c:20)' "$WORK/planted.txt"
+rm -rf "$cache"
+XDG_CACHE_HOME=$cache run_lp "$WORK/cold.txt" "" "$SAMPLES/slow_app"
+for f in "$cache"/leakprof/*.sym; do printf 'R\tzz\tgarbage\n' >>"$f"; done
+XDG_CACHE_HOME=$cache run_lp "$WORK/bad.txt" "" "$SAMPLES/slow_app"
+check "corrupt cache: the same report" diff <(lp_filter <"$WORK/cold.txt") <(lp_filter <"$WORK/bad.txt")
