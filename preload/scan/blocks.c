@@ -3,9 +3,9 @@
  * blocks.c - the scan's copy of the live blocks.
  *
  * One pass over the table's shards collects the addresses (8 bytes a
- * block); sort.c sorts them with 8 more bytes of scratch, which then
- * serve as the mark stack; each block's size, stack and time are then
- * read from the table in address order (24 bytes a block), with the
+ * block); sort.c sorts them, with the blocks' array (not yet filled) as
+ * its scratch; each block's size, stack and time are then read from the
+ * table in address order (24 bytes a block), with the
  * lookups a few blocks ahead prefetched so that their cache misses
  * overlap. Arrays of a few MiB ask for huge pages: in a VM, the page
  * faults of 4 KiB pages cost as much as the scan's own work.
@@ -65,10 +65,8 @@ static size_t links_bytes(size_t cap)
 
 int lp_scan_blocks_reserve(struct lp_scan_blocks *bb, size_t cap)
 {
-    size_t work = cap * sizeof(uintptr_t);
+    size_t work = (2 * cap + 2) * sizeof(uint32_t);
 
-    if (work < (2 * cap + 2) * sizeof(uint32_t))
-        work = (2 * cap + 2) * sizeof(uint32_t);
     if (lp_scan_buf_reserve(&bb->blocks,
                             cap * sizeof(struct lp_scan_block)) != 0 ||
         lp_scan_buf_reserve(&bb->keys, cap * sizeof(uintptr_t)) != 0 ||
@@ -139,7 +137,10 @@ int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
         if (lp_scan_blocks_reserve(bb, col.n + 1024) != 0)
             return -ENOMEM;
     }
-    lp_scan_sort_addrs(bb->keys.p, bb->work.p, col.n);
+    /* The blocks' array is the sort's scratch: the fill overwrites it. */
+    _Static_assert(sizeof(struct lp_scan_block) >= sizeof(uintptr_t),
+                   "the sort's scratch fits in the blocks' array");
+    lp_scan_sort_addrs(bb->keys.p, bb->blocks.p, col.n);
     fill_in_order(bb->keys.p, bb->blocks.p, col.n);
     c->addrs = bb->keys.p;
     c->blocks = bb->blocks.p;
@@ -147,7 +148,7 @@ int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
     c->link = bb->links.p;
     c->ind = (struct lp_scan_ind *)((char *)bb->links.p +
                                     col.n * sizeof(uint32_t));
-    c->stack = bb->work.p; /* the sort is done with it */
+    c->stack = bb->work.p;
     c->stack_cap = 2 * col.n + 2;
     return 0;
 }

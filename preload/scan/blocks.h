@@ -18,14 +18,14 @@ struct lp_scan_buf {
 int lp_scan_buf_reserve(struct lp_scan_buf *b, size_t bytes);
 void lp_scan_buf_free(struct lp_scan_buf *b);
 
-/* The block arrays: per block 24 bytes of struct lp_scan_block, 8 of key,
- * 8 of sort scratch (then mark stack), 4 of clique link and at most 8 of
- * clique counts (touched only for lost cliques); the keys and the scratch
+/* The block arrays: per block 24 bytes of struct lp_scan_block, 8 of
+ * address, 4 of clique link, and, touched only as far as used, at most 8
+ * of mark stack and 8 of clique counts; the addresses and the mark stack
  * go when the scan is done. */
 struct lp_scan_blocks {
     struct lp_scan_buf blocks; /* struct lp_scan_block: the result's */
     struct lp_scan_buf keys;   /* the blocks' addresses (core.addrs) */
-    struct lp_scan_buf work;   /* the sort's scratch, then the mark stack */
+    struct lp_scan_buf work;   /* the mark stack */
     struct lp_scan_buf links;  /* link[] then ind[]: the result's */
 };
 

@@ -151,22 +151,6 @@ static bool addr_readable(const struct lp_scan_core *c, uintptr_t addr)
     return m != NULL && (m->flags & LP_SCAN_MAP_R);
 }
 
-/* True when all of [lo, hi) lies in readable mappings. */
-static bool range_readable(const struct lp_scan_core *c, uintptr_t lo,
-                           uintptr_t hi)
-{
-    if (c->maps == NULL)
-        return true;
-    while (lo < hi) {
-        const struct lp_scan_map *m = map_of(c, lo);
-
-        if (m == NULL || !(m->flags & LP_SCAN_MAP_R))
-            return false;
-        lo = m->hi;
-    }
-    return true;
-}
-
 /* Read one aligned word at addr, if it is readable. */
 static bool read_word(const struct lp_scan_core *c, uintptr_t addr,
                       uintptr_t *out)
@@ -482,9 +466,30 @@ static void process_stack(struct lp_scan_core *c, uint32_t clique)
 
 /* --- the API ---------------------------------------------------------- */
 
+/* True when all of [lo, hi) lies in readable mappings. The ranges come in
+ * ascending order: *m is the first mapping that may still matter, moved
+ * forward as they come (one walk, where a search per block cost more). */
+static bool range_readable_from(const struct lp_scan_core *c, size_t *m,
+                                uintptr_t lo, uintptr_t hi)
+{
+    size_t k;
+
+    if (c->maps == NULL)
+        return true;
+    while (*m < c->nmaps && c->maps[*m].hi <= lo)
+        (*m)++;
+    for (k = *m; lo < hi; k++) {
+        if (k == c->nmaps || c->maps[k].lo > lo ||
+            !(c->maps[k].flags & LP_SCAN_MAP_R))
+            return false;
+        lo = c->maps[k].hi;
+    }
+    return true;
+}
+
 void lp_scan_core_begin(struct lp_scan_core *c)
 {
-    size_t i;
+    size_t i, m = 0;
 
     c->sp = 0;
     c->nind = 0;
@@ -501,7 +506,9 @@ void lp_scan_core_begin(struct lp_scan_core *c)
         b->kind = LP_KIND_DEFINITE;
         b->heur = LP_HEUR_NONE;
         c->link[i] = 0;
-        b->flags = range_readable(c, addr, addr + b->size) ? BF_READABLE : 0;
+        b->flags = range_readable_from(c, &m, addr, addr + b->size)
+                       ? BF_READABLE
+                       : 0;
     }
 }
 

@@ -3,8 +3,8 @@
  * sort.c - the scan's block addresses in ascending order.
  *
  * LSD radix sort, one byte a pass, skipping the bytes every address
- * shares, with a second array of n words (blocks.c: it becomes the mark
- * stack afterwards). Tried and dropped: packing (offset, block index)
+ * shares, with a second array of n words (blocks.c: the block array,
+ * before it is filled). Tried and dropped: packing (offset, block index)
  * into one key, so the blocks copied in the table's order need no second
  * lookup. Left in table order, every later pass of the scan (marking,
  * cliques, kinds) paid a cache miss a block; permuting them into address
