@@ -65,7 +65,7 @@ static size_t links_bytes(size_t cap)
 
 int lp_scan_blocks_reserve(struct lp_scan_blocks *bb, size_t cap)
 {
-    size_t work = (2 * cap + 2) * sizeof(uint32_t);
+    size_t work = (2 * cap + 2 + cap / 2 + 2) * sizeof(uint32_t);
 
     if (lp_scan_buf_reserve(&bb->blocks,
                             cap * sizeof(struct lp_scan_block)) != 0 ||
@@ -150,6 +150,8 @@ int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
                                     col.n * sizeof(uint32_t));
     c->stack = bb->work.p;
     c->stack_cap = 2 * col.n + 2;
+    c->dir = c->stack + c->stack_cap;
+    c->dir_cap = col.n / 2 + 2;
     return 0;
 }
 

@@ -19,13 +19,13 @@ int lp_scan_buf_reserve(struct lp_scan_buf *b, size_t bytes);
 void lp_scan_buf_free(struct lp_scan_buf *b);
 
 /* The block arrays: per block 24 bytes of struct lp_scan_block, 8 of
- * address, 4 of clique link, and, touched only as far as used, at most 8
- * of mark stack and 8 of clique counts; the addresses and the mark stack
- * go when the scan is done. */
+ * address, 4 of clique link, 2 of address directory, and, touched only as
+ * far as used, at most 8 of mark stack and 8 of clique counts; the
+ * addresses, the directory and the mark stack go when the scan is done. */
 struct lp_scan_blocks {
     struct lp_scan_buf blocks; /* struct lp_scan_block: the result's */
     struct lp_scan_buf keys;   /* the blocks' addresses (core.addrs) */
-    struct lp_scan_buf work;   /* the mark stack */
+    struct lp_scan_buf work;   /* the mark stack, then the directory */
     struct lp_scan_buf links;  /* link[] then ind[]: the result's */
 };
 

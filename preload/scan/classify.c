@@ -174,6 +174,16 @@ static inline long find_block(const struct lp_scan_core *c, uintptr_t addr)
     const uintptr_t *k = c->addrs;
     size_t lo = 0, n = c->nblocks;
 
+    if (c->ndir) {
+        /* Only blocks dir[r] - 1 .. dir[r + 1] - 1 can hold the last
+         * address <= addr: a few, next to each other. */
+        size_t r = (addr - c->min_addr) >> c->dir_shift;
+
+        lo = c->dir[r] ? c->dir[r] - 1 : 0;
+        n = c->dir[r + 1] - lo;
+        if (n == 0 || k[lo] > addr)
+            return -1;
+    }
     /* The last address <= addr: a branch-free search over halving spans. */
     while (n > 1) {
         size_t half = n / 2;
@@ -188,7 +198,7 @@ static inline long find_block(const struct lp_scan_core *c, uintptr_t addr)
 
 long lp_scan_core_find(const struct lp_scan_core *c, uintptr_t addr)
 {
-    if (c->nblocks == 0 || addr < c->addrs[0])
+    if (c->nblocks == 0 || addr < c->addrs[0] || addr >= c->max_end)
         return -1;
     return find_block(c, addr);
 }
@@ -487,6 +497,36 @@ static bool range_readable_from(const struct lp_scan_core *c, size_t *m,
     return true;
 }
 
+/* The directory over [min_addr, max_end): dir[r] is the index of the first
+ * block at or above min_addr + (r << dir_shift), for r = 0 .. ndir - 1.
+ * Regions are sized so that the directory fits in dir_cap entries (about
+ * a region per two blocks); without room, no directory. */
+static void build_dir(struct lp_scan_core *c)
+{
+    uintptr_t span = c->max_end - c->min_addr;
+    unsigned shift = 4;
+    size_t r, j = 0;
+
+    c->ndir = 0;
+    if (c->dir == NULL || c->nblocks == 0)
+        return;
+    while (shift < 63 && ((span - 1) >> shift) + 2 > c->dir_cap)
+        shift++;
+    if (((span - 1) >> shift) + 2 > c->dir_cap)
+        return;
+    c->dir_shift = shift;
+    c->ndir = ((span - 1) >> shift) + 2;
+    for (r = 0; r < c->ndir; r++) {
+        uintptr_t start = c->min_addr + ((uintptr_t)r << shift);
+
+        if (r > 0 && start < c->min_addr) /* past the top of memory */
+            start = UINTPTR_MAX;
+        while (j < c->nblocks && c->addrs[j] < start)
+            j++;
+        c->dir[r] = (uint32_t)j;
+    }
+}
+
 void lp_scan_core_begin(struct lp_scan_core *c)
 {
     size_t i, m = 0;
@@ -510,6 +550,7 @@ void lp_scan_core_begin(struct lp_scan_core *c)
                        ? BF_READABLE
                        : 0;
     }
+    build_dir(c);
 }
 
 void lp_scan_core_root(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi)

@@ -135,12 +135,17 @@ struct lp_scan_core {
     bool safe_blocks;             /* read blocks that way too (some thread
                                      may still run and unmap them) */
     uint32_t *stack;              /* mark stack, >= 2 * nblocks + 2 slots */
+    uint32_t *dir;                /* optional: room for the address
+                                     directory that speeds up the search
+                                     of every scanned word, */
+    size_t dir_cap;               /* dir_cap entries (nblocks / 2 + 2) */
     size_t stack_cap;
     /* Output counters, filled by lp_scan_core_finish(). */
     uint64_t kind_bytes[LP_KIND_COUNT], kind_blocks[LP_KIND_COUNT];
     uint64_t heur_bytes[LP_HEUR_COUNT], heur_blocks[LP_HEUR_COUNT];
     /* private */
-    size_t sp, nind;
+    size_t sp, nind, ndir;
+    unsigned dir_shift;
     uintptr_t min_addr, max_end;
 };
 
@@ -154,8 +159,8 @@ void lp_scan_core_root_words(struct lp_scan_core *c, const uintptr_t *w,
 /* Clique pass over the unreached blocks, then kinds and counters. */
 void lp_scan_core_finish(struct lp_scan_core *c);
 
-/* Index of the block containing addr (a 0-byte block covers
- * 1 byte), or -1. */
+/* After lp_scan_core_begin(): index of the block containing addr (a
+ * 0-byte block covers 1 byte), or -1. */
 long lp_scan_core_find(const struct lp_scan_core *c, uintptr_t addr);
 /* After lp_scan_core_finish(): as lp_scan_leader() and
  * lp_scan_indirect_*() for the scan's result. */

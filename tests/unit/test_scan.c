@@ -26,6 +26,7 @@ static uintptr_t keys[MAXB]; /* the blocks' addresses, ascending */
 static uint32_t links[MAXB];
 static struct lp_scan_ind inds[MAXB / 2 + 2];
 static uint32_t markstack[2 * MAXB + 2];
+static uint32_t dirbuf[MAXB / 2 + 2]; /* the address directory */
 static struct lp_scan_core core;
 
 static void reset(void)
@@ -41,6 +42,8 @@ static void reset(void)
     core.ind = inds;
     core.stack = markstack;
     core.stack_cap = LP_ARRAY_SIZE(markstack);
+    core.dir = dirbuf;
+    core.dir_cap = LP_ARRAY_SIZE(dirbuf);
     core.heuristics = LP_SCAN_HEUR_ALL;
 }
 
@@ -537,9 +540,46 @@ static void test_scan_long_lost_list_is_one_clique(void **state)
     }
 }
 
+/* The address directory only narrows the search: every address of the
+ * heap (and around it) finds the block a linear search finds, with
+ * blocks of every size, gaps, a 0-byte block and a block spanning many
+ * directory regions. */
+static long brute_find(uintptr_t a)
+{
+    size_t i;
+
+    for (i = 0; i < core.nblocks; i++) {
+        uintptr_t lo = keys[i], hi = lo + (blocks[i].size ? blocks[i].size : 1);
+
+        if (a >= lo && a < hi)
+            return (long)i;
+    }
+    return -1;
+}
+
+static void test_scan_directory_finds_what_a_linear_search_finds(void **state)
+{
+    static const size_t offs[] = {1, 3, 4, 10, 11, 40, 41, 42, 200, 290, 300, 490};
+    static const size_t sizes[] = {8, 0, 20, 8, 64, 1, 2, 8, 700, 16, 8, 100};
+    size_t i, cap;
+
+    (void)state;
+    for (cap = 2; cap <= LP_ARRAY_SIZE(dirbuf); cap += 3) {
+        reset();
+        for (i = 0; i < LP_ARRAY_SIZE(offs); i++)
+            add_block(offs[i], sizes[i]);
+        core.dir_cap = cap;
+        run();
+        for (uintptr_t a = (uintptr_t)heap - 64;
+             a < (uintptr_t)&heap[HEAP_WORDS] + 64; a++)
+            assert_int_equal(lp_scan_core_find(&core, a), brute_find(a));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_directory_finds_what_a_linear_search_finds),
         cmocka_unit_test(test_scan_start_pointer_means_still_reachable),
         cmocka_unit_test(test_scan_interior_pointer_means_possibly_lost),
         cmocka_unit_test(test_scan_nothing_means_definitely_lost),
