@@ -2,13 +2,11 @@
 /*
  * sort.c - the scan's block addresses in ascending order.
  *
- * LSD radix sort, one byte a pass, skipping the bytes every address
- * shares, with a second array of n words (blocks.c: the block array,
- * before it is filled). Tried and dropped: packing (offset, block index)
- * into one key, so the blocks copied in the table's order need no second
- * lookup. Left in table order, every later pass of the scan (marking,
- * cliques, kinds) paid a cache miss a block; permuting them into address
- * order in place cost more than the prefetched lookups blocks.c does.
+ * LSD radix sort, one byte a pass, skipping the bytes every key shares,
+ * with a second array of n words (blocks.c: the block array, before it is
+ * filled). blocks.c sorts keys that carry a block index below the
+ * address offset, so that a sorted key also says where the block came
+ * from.
  * Context: COLD (the leak scan, other threads stopped: no malloc).
  */
 #include "preload/scan/sort.h"
