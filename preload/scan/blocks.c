@@ -62,10 +62,15 @@ void lp_scan_buf_free(struct lp_scan_buf *b)
     b->len = 0;
 }
 
+/* ind[] follows link[], aligned for its 8-byte fields. */
+static size_t ind_offset(size_t n)
+{
+    return (n * sizeof(uint32_t) + 15) & ~(size_t)15;
+}
+
 static size_t links_bytes(size_t cap)
 {
-    return cap * sizeof(uint32_t) +
-           (cap / 2 + 2) * sizeof(struct lp_scan_ind);
+    return ind_offset(cap) + (cap / 2 + 2) * sizeof(struct lp_scan_ind);
 }
 
 int lp_scan_blocks_reserve(struct lp_scan_blocks *bb, size_t cap)
@@ -231,8 +236,7 @@ int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
     c->blocks = bb->blocks.p;
     c->nblocks = col.n;
     c->link = bb->links.p;
-    c->ind = (struct lp_scan_ind *)((char *)bb->links.p +
-                                    col.n * sizeof(uint32_t));
+    c->ind = (struct lp_scan_ind *)((char *)bb->links.p + ind_offset(col.n));
     c->stack = bb->work.p;
     c->stack_cap = 2 * col.n + 2;
     c->dir = c->stack + c->stack_cap;
