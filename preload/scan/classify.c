@@ -151,22 +151,6 @@ static bool addr_readable(const struct lp_scan_core *c, uintptr_t addr)
     return m != NULL && (m->flags & LP_SCAN_MAP_R);
 }
 
-/* True when all of [lo, hi) lies in readable mappings. */
-static bool range_readable(const struct lp_scan_core *c, uintptr_t lo,
-                           uintptr_t hi)
-{
-    if (c->maps == NULL)
-        return true;
-    while (lo < hi) {
-        const struct lp_scan_map *m = map_of(c, lo);
-
-        if (m == NULL || !(m->flags & LP_SCAN_MAP_R))
-            return false;
-        lo = m->hi;
-    }
-    return true;
-}
-
 /* Read one aligned word at addr, if it is readable. */
 static bool read_word(const struct lp_scan_core *c, uintptr_t addr,
                       uintptr_t *out)
@@ -179,27 +163,44 @@ static bool read_word(const struct lp_scan_core *c, uintptr_t addr,
 
 /* --- the pointer test ----------------------------------------------- */
 
-static inline uintptr_t block_end(const struct lp_scan_block *b)
+static inline uintptr_t block_end(uintptr_t addr, const struct lp_scan_block *b)
 {
-    return b->addr + (b->size ? b->size : 1);
+    return addr + (b->size ? b->size : 1);
+}
+
+/* Index of the block containing addr, or -1; addr >= addrs[0]. */
+static inline long find_block(const struct lp_scan_core *c, uintptr_t addr)
+{
+    const uintptr_t *k = c->addrs;
+    size_t lo = 0, n = c->nblocks;
+
+    if (c->ndir) {
+        /* Only blocks dir[r] - 1 .. dir[r + 1] - 1 can hold the last
+         * address <= addr: a few, next to each other. */
+        size_t r = (addr - c->min_addr) >> c->dir_shift;
+
+        lo = c->dir[r] ? c->dir[r] - 1 : 0;
+        n = c->dir[r + 1] - lo;
+        if (n == 0 || k[lo] > addr)
+            return -1;
+    }
+    /* The last address <= addr: a branch-free search over halving spans. */
+    while (n > 1) {
+        size_t half = n / 2;
+
+        lo = k[lo + half] <= addr ? lo + half : lo;
+        n -= half;
+    }
+    if (addr >= block_end(k[lo], &c->blocks[lo]))
+        return -1;
+    return (long)lo;
 }
 
 long lp_scan_core_find(const struct lp_scan_core *c, uintptr_t addr)
 {
-    size_t lo = 0, hi = c->nblocks;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct lp_scan_block *b = &c->blocks[mid];
-
-        if (addr < b->addr)
-            hi = mid;
-        else if (addr >= block_end(b))
-            lo = mid + 1;
-        else
-            return (long)mid;
-    }
-    return -1;
+    if (c->nblocks == 0 || addr < c->addrs[0] || addr >= c->max_end)
+        return -1;
+    return find_block(c, addr);
 }
 
 /* --- heuristics ------------------------------------------------------ */
@@ -245,25 +246,25 @@ static bool heur_on(const struct lp_scan_core *c, enum lp_heur h)
  * The order is Memcheck's. */
 static enum lp_heur heuristic_for(const struct lp_scan_core *c,
                                   const struct lp_scan_block *b,
-                                  uintptr_t ptr)
+                                  uintptr_t addr, uintptr_t ptr)
 {
     uintptr_t w0, w1;
 
-    if (heur_on(c, LP_HEUR_STDSTRING) && ptr == b->addr + 3 * WORD &&
-        read_word(c, b->addr + WORD, &w1) &&
-        3 * WORD + w1 + 1 == b->size && read_word(c, b->addr, &w0) &&
+    if (heur_on(c, LP_HEUR_STDSTRING) && ptr == addr + 3 * WORD &&
+        read_word(c, addr + WORD, &w1) &&
+        3 * WORD + w1 + 1 == b->size && read_word(c, addr, &w0) &&
         w0 <= w1)
         return LP_HEUR_STDSTRING;
-    if (heur_on(c, LP_HEUR_LENGTH64) && ptr == b->addr + 8 &&
-        read_word(c, b->addr, &w0) && w0 > 0 && b->size - 8 == w0)
+    if (heur_on(c, LP_HEUR_LENGTH64) && ptr == addr + 8 &&
+        read_word(c, addr, &w0) && w0 > 0 && b->size - 8 == w0)
         return LP_HEUR_LENGTH64;
-    if (heur_on(c, LP_HEUR_NEWARRAY) && ptr == b->addr + WORD &&
-        read_word(c, b->addr, &w0) && w0 > 0 &&
+    if (heur_on(c, LP_HEUR_NEWARRAY) && ptr == addr + WORD &&
+        read_word(c, addr, &w0) && w0 > 0 &&
         (b->size - WORD) % w0 == 0)
         return LP_HEUR_NEWARRAY;
     if (heur_on(c, LP_HEUR_MULTIPLEINHERITANCE) && !(ptr & (WORD - 1)) &&
-        !(b->addr & (WORD - 1)) && ptr + WORD <= b->addr + b->size &&
-        read_word(c, ptr, &w1) && read_word(c, b->addr, &w0) &&
+        !(addr & (WORD - 1)) && ptr + WORD <= addr + b->size &&
+        read_word(c, ptr, &w1) && read_word(c, addr, &w0) &&
         is_vtable(c, w1) && is_vtable(c, w0))
         return LP_HEUR_MULTIPLEINHERITANCE;
     return LP_HEUR_NONE;
@@ -271,69 +272,92 @@ static enum lp_heur heuristic_for(const struct lp_scan_core *c,
 
 /* --- marking --------------------------------------------------------- */
 
-static void push(struct lp_scan_core *c, uint32_t i)
+static void push(struct lp_scan_core *c, uint32_t j)
 {
     /* Each block is pushed at most twice while marking from the roots
      * (unreached->possible->reachable) and once in the clique pass, and
      * the stack is empty between passes, so 2n+2 slots always suffice. */
     LP_ASSERT(c->sp < c->stack_cap);
-    c->stack[c->sp++] = i;
+    c->stack[c->sp++] = j;
 }
 
-/* ptr was found in a root (definite) or in a popped block. */
+/* Block i (with its own ind[] entry, if any) joins the clique whose
+ * leader is block l. */
+static void join_clique(struct lp_scan_core *c, size_t i, uint32_t l)
+{
+    uint32_t own = c->link[i], *le = &c->link[l];
+    uint64_t bytes = c->blocks[i].size, blocks = 1;
+
+    if (own) { /* i led a clique before: it moves with it */
+        bytes += c->ind[own].bytes;
+        blocks += c->ind[own].blocks;
+    }
+    if (*le == 0) {
+        /* The leader's first member: take over the member's entry, or
+         * open one (each new entry uses up two blocks that had none). */
+        *le = own ? own : (uint32_t)++c->nind;
+        LP_ASSERT(*le < c->nblocks / 2 + 2);
+        c->ind[*le].bytes = bytes;
+        c->ind[*le].blocks = blocks;
+    } else {
+        c->ind[*le].bytes += bytes;
+        c->ind[*le].blocks += blocks;
+    }
+    c->link[i] = l;
+}
+
+/* ptr was found in a root (definite) or in a popped block; clique is the
+ * leader's index in the clique pass. */
 static void hit(struct lp_scan_core *c, uintptr_t ptr, bool definite,
                 uint32_t clique)
 {
     struct lp_scan_block *b;
+    uintptr_t addr;
     bool start_like;
-    long i;
+    size_t i;
+    long j;
 
     if (ptr - c->min_addr >= c->max_end - c->min_addr)
         return;
-    i = lp_scan_core_find(c, ptr);
-    if (i < 0)
+    j = find_block(c, ptr);
+    if (j < 0)
         return;
+    i = (size_t)j;
     b = &c->blocks[i];
     if (!(b->flags & BF_READABLE) && !addr_readable(c, ptr))
         return; /* a pointer to unreadable memory is not a pointer */
 
     if (clique != NO_CLIQUE) {
-        struct lp_scan_block *leader = &c->blocks[clique];
-
         if (b->state != ST_UNREACHED || (uint32_t)i == clique)
             return;
         b->state = ST_INDIRECT;
-        b->leader = clique;
-        /* b may have been an earlier leader: its clique moves with it. */
-        leader->indirect_bytes += b->size + b->indirect_bytes;
-        leader->indirect_blocks += 1 + b->indirect_blocks;
-        b->indirect_bytes = 0;
-        b->indirect_blocks = 0;
-        push(c, (uint32_t)i);
+        join_clique(c, i, clique);
+        push(c, (uint32_t)j);
         return;
     }
 
+    addr = c->addrs[i];
     if (b->state == ST_REACHABLE) {
-        if (b->heur != LP_HEUR_NONE && ptr == b->addr)
+        if (b->heur != LP_HEUR_NONE && ptr == addr)
             b->heur = LP_HEUR_NONE;
         return;
     }
-    if (ptr == b->addr) {
+    if (ptr == addr) {
         start_like = true;
     } else if (c->heuristics) {
         /* Recorded even when it cannot make b reachable yet (Memcheck
          * does the same; a later start pointer does not clear it). */
-        b->heur = (uint8_t)heuristic_for(c, b, ptr);
+        b->heur = (uint8_t)heuristic_for(c, b, addr, ptr);
         start_like = b->heur != LP_HEUR_NONE;
     } else {
         start_like = false;
     }
     if (start_like && definite) {
         b->state = ST_REACHABLE;
-        push(c, (uint32_t)i);
+        push(c, (uint32_t)j);
     } else if (b->state == ST_UNREACHED) {
         b->state = ST_POSSIBLE;
-        push(c, (uint32_t)i);
+        push(c, (uint32_t)j);
     }
 }
 
@@ -435,44 +459,98 @@ static void scan_range(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
 static void process_stack(struct lp_scan_core *c, uint32_t clique)
 {
     while (c->sp > 0) {
-        struct lp_scan_block *b = &c->blocks[c->stack[--c->sp]];
+        size_t j = c->stack[--c->sp];
+        uintptr_t addr = c->addrs[j];
+        struct lp_scan_block *b = &c->blocks[j];
         bool definite = b->state != ST_POSSIBLE;
 
         if (c->safe_blocks)
-            scan_range(c, b->addr, b->addr + b->size, definite, clique,
-                       true);
-        else if ((b->flags & BF_READABLE) && !(b->addr & (WORD - 1)))
-            scan_direct(c, b->addr, b->addr + (b->size & ~(WORD - 1)),
-                        definite, clique);
+            scan_range(c, addr, addr + b->size, definite, clique, true);
+        else if ((b->flags & BF_READABLE) && !(addr & (WORD - 1)))
+            scan_direct(c, addr, addr + (b->size & ~(WORD - 1)), definite,
+                        clique);
         else
-            scan_range(c, b->addr, b->addr + b->size, definite, clique,
-                       false);
+            scan_range(c, addr, addr + b->size, definite, clique, false);
     }
 }
 
 /* --- the API ---------------------------------------------------------- */
 
+/* True when all of [lo, hi) lies in readable mappings. The ranges come in
+ * ascending order: *m is the first mapping that may still matter, moved
+ * forward as they come (one walk, where a search per block cost more). */
+static bool range_readable_from(const struct lp_scan_core *c, size_t *m,
+                                uintptr_t lo, uintptr_t hi)
+{
+    size_t k;
+
+    if (c->maps == NULL)
+        return true;
+    while (*m < c->nmaps && c->maps[*m].hi <= lo)
+        (*m)++;
+    for (k = *m; lo < hi; k++) {
+        if (k == c->nmaps || c->maps[k].lo > lo ||
+            !(c->maps[k].flags & LP_SCAN_MAP_R))
+            return false;
+        lo = c->maps[k].hi;
+    }
+    return true;
+}
+
+/* The directory over [min_addr, max_end): dir[r] is the index of the first
+ * block at or above min_addr + (r << dir_shift), for r = 0 .. ndir - 1.
+ * Regions are sized so that the directory fits in dir_cap entries (about
+ * a region per two blocks); without room, no directory. */
+static void build_dir(struct lp_scan_core *c)
+{
+    uintptr_t span = c->max_end - c->min_addr;
+    unsigned shift = 4;
+    size_t r, j = 0;
+
+    c->ndir = 0;
+    if (c->dir == NULL || c->nblocks == 0)
+        return;
+    while (shift < 63 && ((span - 1) >> shift) + 2 > c->dir_cap)
+        shift++;
+    if (((span - 1) >> shift) + 2 > c->dir_cap)
+        return;
+    c->dir_shift = shift;
+    c->ndir = ((span - 1) >> shift) + 2;
+    for (r = 0; r < c->ndir; r++) {
+        uintptr_t start = c->min_addr + ((uintptr_t)r << shift);
+
+        if (r > 0 && start < c->min_addr) /* past the top of memory */
+            start = UINTPTR_MAX;
+        while (j < c->nblocks && c->addrs[j] < start)
+            j++;
+        c->dir[r] = (uint32_t)j;
+    }
+}
+
 void lp_scan_core_begin(struct lp_scan_core *c)
 {
-    size_t i;
+    size_t i, m = 0;
 
     c->sp = 0;
+    c->nind = 0;
     self_pid = getpid(); /* not cached across fork: set per scan */
-    c->min_addr = c->nblocks ? c->blocks[0].addr : 1;
-    c->max_end = c->nblocks ? block_end(&c->blocks[c->nblocks - 1]) : 1;
+    c->min_addr = c->nblocks ? c->addrs[0] : 1;
+    c->max_end = c->nblocks ? block_end(c->addrs[c->nblocks - 1],
+                                        &c->blocks[c->nblocks - 1])
+                            : 1;
     for (i = 0; i < c->nblocks; i++) {
+        uintptr_t addr = c->addrs[i];
         struct lp_scan_block *b = &c->blocks[i];
 
         b->state = ST_UNREACHED;
         b->kind = LP_KIND_DEFINITE;
         b->heur = LP_HEUR_NONE;
-        b->leader = LP_SCAN_NO_LEADER;
-        b->indirect_bytes = 0;
-        b->indirect_blocks = 0;
-        b->flags = range_readable(c, b->addr, b->addr + b->size)
+        c->link[i] = 0;
+        b->flags = range_readable_from(c, &m, addr, addr + b->size)
                        ? BF_READABLE
                        : 0;
     }
+    build_dir(c);
 }
 
 void lp_scan_core_root(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi)
@@ -524,18 +602,16 @@ void lp_scan_core_finish(struct lp_scan_core *c)
         case ST_INDIRECT: {
             /* A member of an absorbed clique still names its first
              * leader; follow the chain to the surviving one. */
-            uint32_t l = b->leader;
+            uint32_t l = c->link[i];
 
             while (c->blocks[l].state == ST_INDIRECT) {
-                struct lp_scan_block *lb = &c->blocks[l];
-
                 /* Path halving: chains of absorbed leaders can be as
                  * long as a lost list (each node absorbing the last). */
-                if (c->blocks[lb->leader].state == ST_INDIRECT)
-                    lb->leader = c->blocks[lb->leader].leader;
-                l = lb->leader;
+                if (c->blocks[c->link[l]].state == ST_INDIRECT)
+                    c->link[l] = c->link[c->link[l]];
+                l = c->link[l];
             }
-            b->leader = l;
+            c->link[i] = l;
             b->kind = LP_KIND_INDIRECT;
             b->heur = LP_HEUR_NONE;
             break;
@@ -552,4 +628,54 @@ void lp_scan_core_finish(struct lp_scan_core *c)
             c->heur_blocks[b->heur]++;
         }
     }
+}
+
+/* --- clique links ------------------------------------------------------- */
+
+static uint32_t leader_of(const struct lp_scan_block *blocks,
+                          const uint32_t *link, size_t i)
+{
+    return blocks[i].kind == LP_KIND_INDIRECT ? link[i] : LP_SCAN_NO_LEADER;
+}
+
+static const struct lp_scan_ind *ind_of(const struct lp_scan_block *blocks,
+                                        const uint32_t *link,
+                                        const struct lp_scan_ind *ind,
+                                        size_t i)
+{
+    static const struct lp_scan_ind none;
+
+    if (blocks[i].kind != LP_KIND_DEFINITE || link[i] == 0)
+        return &none;
+    return &ind[link[i]];
+}
+
+uint32_t lp_scan_core_leader(const struct lp_scan_core *c, size_t i)
+{
+    return leader_of(c->blocks, c->link, i);
+}
+
+uint64_t lp_scan_core_indirect_bytes(const struct lp_scan_core *c, size_t i)
+{
+    return ind_of(c->blocks, c->link, c->ind, i)->bytes;
+}
+
+uint64_t lp_scan_core_indirect_blocks(const struct lp_scan_core *c, size_t i)
+{
+    return ind_of(c->blocks, c->link, c->ind, i)->blocks;
+}
+
+uint32_t lp_scan_leader(const struct lp_scan *sc, size_t i)
+{
+    return leader_of(sc->blocks, sc->link_, i);
+}
+
+uint64_t lp_scan_indirect_bytes(const struct lp_scan *sc, size_t i)
+{
+    return ind_of(sc->blocks, sc->link_, sc->ind_, i)->bytes;
+}
+
+uint64_t lp_scan_indirect_blocks(const struct lp_scan *sc, size_t i)
+{
+    return ind_of(sc->blocks, sc->link_, sc->ind_, i)->blocks;
 }

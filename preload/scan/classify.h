@@ -23,9 +23,12 @@
 #include "preload/lp.h"
 #include "report/leaks.h"
 
-/* One live block and its verdict. */
+/* One live block and its verdict: 24 bytes. Its address is in an array of
+ * its own (the core's addrs[]: the binary search of every scanned word
+ * runs over 8 bytes a block, not over whole blocks), its clique link in
+ * another (lp_scan_leader(), lp_scan_indirect_*()): the scan's copy of a
+ * million blocks stays small. */
 struct lp_scan_block {
-    uintptr_t addr;
     size_t size;          /* requested size; 0 counts as a 1-byte range */
     uint64_t time;        /* allocated at (table.h: lp_block_time, _gen) */
     uint32_t stack_id;    /* allocation stack, copied from the table */
@@ -37,11 +40,15 @@ struct lp_scan_block {
                              so do kind/heur counters below. */
     uint8_t state;        /* private to the core */
     uint8_t flags;        /* private to the core */
-    uint32_t leader;      /* INDIRECT: index of the clique's leader (a
-                             DEFINITE block); otherwise LP_SCAN_NO_LEADER */
-    uint32_t indirect_blocks; /* DEFINITE: blocks indirectly lost via it */
-    uint64_t indirect_bytes;  /* DEFINITE: their bytes */
 };
+
+/* What a clique leader (a DEFINITE block) owns: the blocks indirectly
+ * lost through it. Only leaders that own something have one. */
+struct lp_scan_ind {
+    uint64_t bytes;
+    uint64_t blocks;
+};
+
 #define LP_SCAN_NO_LEADER UINT32_MAX
 
 /* All Memcheck heuristics (its default in 3.19). */
@@ -49,26 +56,36 @@ struct lp_scan_block {
     ((1u << LP_HEUR_STDSTRING) | (1u << LP_HEUR_LENGTH64) | \
      (1u << LP_HEUR_NEWARRAY) | (1u << LP_HEUR_MULTIPLEINHERITANCE))
 
-/* The result of one scan. blocks[] is sorted by address. */
+/* The result of one scan. blocks[] is in address order. */
 struct lp_scan {
     struct lp_scan_block *blocks;
     size_t nblocks;
+    const uint32_t *link_;          /* private: lp_scan_leader() */
+    const struct lp_scan_ind *ind_; /* private: lp_scan_indirect_*() */
     uint64_t kind_bytes[LP_KIND_COUNT], kind_blocks[LP_KIND_COUNT];
     uint64_t heur_bytes[LP_HEUR_COUNT], heur_blocks[LP_HEUR_COUNT];
     unsigned threads_stopped;   /* other threads parked during the scan */
     unsigned threads_timed_out; /* threads that never answered the stop
                                    signal: their whole stack was a root */
     /* private */
-    void *map_;
-    size_t map_len_;
+    void *map_, *link_map_;
+    size_t map_len_, link_map_len_;
 };
+
+/* Block i's clique leader (an index into blocks[]) when it is INDIRECT,
+ * else LP_SCAN_NO_LEADER. */
+uint32_t lp_scan_leader(const struct lp_scan *sc, size_t i);
+/* For a DEFINITE block: the bytes and blocks indirectly lost through it
+ * (0 for any other block). */
+uint64_t lp_scan_indirect_bytes(const struct lp_scan *sc, size_t i);
+uint64_t lp_scan_indirect_blocks(const struct lp_scan *sc, size_t i);
 
 /*
  * Exit path / dumper usage, in this order, holding the guard:
  *     struct lp_scan sc;
  *     if (lp_scan_run(&sc) == 0) {     (stops and resumes the threads)
  *         ... group sc.blocks[] by (kind, stack_id); a DEFINITE block's
- *         indirect_bytes/indirect_blocks go into its record; copy
+ *         lp_scan_indirect_bytes/_blocks go into its record; copy
  *         sc.heur_bytes/heur_blocks into the LEAK SUMMARY ...
  *         lp_scan_release(&sc);
  *     }
@@ -100,8 +117,15 @@ struct lp_scan_map {
 
 struct lp_scan_core {
     /* Input, set by the caller before lp_scan_core_begin(). */
-    struct lp_scan_block *blocks; /* sorted by addr, non-overlapping */
+    struct lp_scan_block *blocks; /* in address order, non-overlapping */
+    const uintptr_t *addrs;       /* blocks[i]'s address, ascending */
     size_t nblocks;
+    uint32_t *link;               /* nblocks entries: INDIRECT: its
+                                     leader's index; else its ind[] entry
+                                     (>= 1), or 0 */
+    struct lp_scan_ind *ind;      /* >= nblocks / 2 + 2 entries (ind[0]
+                                     unused): each new entry takes a leader
+                                     and a first member that had none */
     const struct lp_scan_map *maps; /* sorted; NULL: all memory readable,
                                        nothing file-backed */
     size_t nmaps;
@@ -111,12 +135,17 @@ struct lp_scan_core {
     bool safe_blocks;             /* read blocks that way too (some thread
                                      may still run and unmap them) */
     uint32_t *stack;              /* mark stack, >= 2 * nblocks + 2 slots */
+    uint32_t *dir;                /* optional: room for the address
+                                     directory that speeds up the search
+                                     of every scanned word, */
+    size_t dir_cap;               /* dir_cap entries (nblocks / 2 + 2) */
     size_t stack_cap;
     /* Output counters, filled by lp_scan_core_finish(). */
     uint64_t kind_bytes[LP_KIND_COUNT], kind_blocks[LP_KIND_COUNT];
     uint64_t heur_bytes[LP_HEUR_COUNT], heur_blocks[LP_HEUR_COUNT];
     /* private */
-    size_t sp;
+    size_t sp, nind, ndir;
+    unsigned dir_shift;
     uintptr_t min_addr, max_end;
 };
 
@@ -130,9 +159,14 @@ void lp_scan_core_root_words(struct lp_scan_core *c, const uintptr_t *w,
 /* Clique pass over the unreached blocks, then kinds and counters. */
 void lp_scan_core_finish(struct lp_scan_core *c);
 
-/* Index of the block containing addr (a 0-byte block covers 1 byte), or
- * -1. */
+/* After lp_scan_core_begin(): index of the block containing addr (a
+ * 0-byte block covers 1 byte), or -1. */
 long lp_scan_core_find(const struct lp_scan_core *c, uintptr_t addr);
+/* After lp_scan_core_finish(): as lp_scan_leader() and
+ * lp_scan_indirect_*() for the scan's result. */
+uint32_t lp_scan_core_leader(const struct lp_scan_core *c, size_t i);
+uint64_t lp_scan_core_indirect_bytes(const struct lp_scan_core *c, size_t i);
+uint64_t lp_scan_core_indirect_blocks(const struct lp_scan_core *c, size_t i);
 
 /* For the fork protocol (preload/life/fork.c) only: the lock lp_scan_run
  * holds while it runs. */

@@ -195,13 +195,13 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
     }
     free(f);
     for (i = 0; i < sc->nblocks; i++) {
-        const struct lp_scan_block *b = &sc->blocks[i];
+        uint32_t l = lp_scan_leader(sc, i); /* NO_LEADER unless INDIRECT */
         const struct lp_loss_record *lr;
 
-        if (b->kind != LP_KIND_INDIRECT || b->leader == LP_SCAN_NO_LEADER ||
-            rec_of[i] == NO_REC || rec_of[b->leader] == NO_REC)
+        if (l == LP_SCAN_NO_LEADER || rec_of[i] == NO_REC ||
+            rec_of[l] == NO_REC)
             continue;
-        lr = &recs[rec_of[b->leader]];
+        lr = &recs[rec_of[l]];
         if (lr->supp >= 0 && lp_supp_is_lsan(lc.supp, lr->supp) &&
             recs[rec_of[i]].supp < 0)
             extra++;
@@ -215,15 +215,15 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
         recs = more;
         for (i = 0; i < sc->nblocks; i++) {
             const struct lp_scan_block *b = &sc->blocks[i];
+            uint32_t l = lp_scan_leader(sc, i);
             struct lp_loss_record *from, *to;
             int s;
             size_t j;
 
-            if (b->kind != LP_KIND_INDIRECT ||
-                b->leader == LP_SCAN_NO_LEADER || rec_of[i] == NO_REC ||
-                rec_of[b->leader] == NO_REC)
+            if (l == LP_SCAN_NO_LEADER || rec_of[i] == NO_REC ||
+                rec_of[l] == NO_REC)
                 continue;
-            s = recs[rec_of[b->leader]].supp;
+            s = recs[rec_of[l]].supp;
             from = &recs[rec_of[i]];
             if (s < 0 || !lp_supp_is_lsan(lc.supp, s) || from->supp >= 0)
                 continue;
@@ -551,12 +551,12 @@ static unsigned run_check(bool live, unsigned seq)
     set.bytes_allocated = t.bytes_allocated;
     rc = lp_config.leak_check == LP_CHECK_NO && !live ? -1 : lp_scan_run(&sc);
     if (rc == 0) {
-        size_t i;
+        int k;
 
-        for (i = 0; i < sc.nblocks; i++) {
-            set.in_use_bytes += sc.blocks[i].size;
-            set.in_use_blocks++;
-        }
+        /* Every block has exactly one kind. */
+        for (k = 0; k < LP_KIND_COUNT; k++)
+            set.in_use_bytes += sc.kind_bytes[k];
+        set.in_use_blocks = sc.nblocks;
         memcpy(set.heur_bytes, sc.heur_bytes, sizeof(set.heur_bytes));
         memcpy(set.heur_blocks, sc.heur_blocks, sizeof(set.heur_blocks));
         uint16_t want_gen = 0;

@@ -160,8 +160,8 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
         r->bytes += b->size;
         r->blocks++;
         if (b->kind == LP_KIND_DEFINITE) {
-            r->indirect_bytes += b->indirect_bytes;
-            r->indirect_blocks += b->indirect_blocks;
+            r->indirect_bytes += lp_scan_indirect_bytes(sc, i);
+            r->indirect_blocks += lp_scan_indirect_blocks(sc, i);
         }
         rec_of[i] = m.slot[s] - 1;
     }

@@ -19,8 +19,8 @@
  * (timeout) can change memory during the scan; blocks are then read with
  * process_vm_readv so that an unmapped block cannot crash us.
  */
+#include "preload/scan/blocks.h"
 #include "preload/scan/classify.h"
-#include "preload/scan/sort.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,78 +52,12 @@ struct range {
     uintptr_t lo, hi;
 };
 
-/* An mmap'd growable array. */
-struct buf {
-    void *p;
-    size_t len; /* mapped bytes */
-};
-
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 static char self_path[4096]; /* libleakprof.so, found once */
 
-static int buf_reserve(struct buf *b, size_t bytes)
-{
-    size_t len = (bytes + 4095) & ~(size_t)4095;
-    void *p;
-
-    if (len == 0)
-        len = 4096;
-    if (b->p && len <= b->len)
-        return 0;
-    if (b->p)
-        p = mremap(b->p, b->len, len, MREMAP_MAYMOVE);
-    else
-        p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return -ENOMEM;
-    b->p = p;
-    b->len = len;
-    return 0;
-}
-
-static void buf_free(struct buf *b)
-{
-    if (b->p)
-        munmap(b->p, b->len);
-    b->p = NULL;
-    b->len = 0;
-}
-
-/* --- block snapshot ------------------------------------------------------ */
-
-struct collect {
-    uintptr_t *addrs; /* the block buffer, first as addresses */
-    size_t n, cap;
-};
-
-static void collect_addr(const struct lp_block *blk, void *arg)
-{
-    struct collect *c = arg;
-
-    if (c->n < c->cap)
-        c->addrs[c->n] = blk->addr;
-    c->n++; /* counts past cap: the caller grows the buffer and retries */
-}
-
-/* Block out, at address addr (sort.c: out's bytes are key bytes). */
-static void fill_block(uintptr_t addr, struct lp_scan_block *out, void *arg)
-{
-    struct lp_block blk;
-
-    (void)arg;
-    memset(out, 0, sizeof(*out));
-    out->addr = addr;
-    if (lp_table_find(addr, &blk) == 0) {
-        out->size = blk.size;
-        out->time = blk.time;
-        out->stack_id = blk.stack_id;
-    }
-}
-
 /* --- /proc/self/maps ------------------------------------------------------ */
 
-static int read_maps(struct buf *text, size_t *len)
+static int read_maps(struct lp_scan_buf *text, size_t *len)
 {
     size_t want = 1 << 20;
 
@@ -131,7 +65,7 @@ static int read_maps(struct buf *text, size_t *len)
         int fd;
         size_t got = 0;
 
-        if (buf_reserve(text, want) != 0)
+        if (lp_scan_buf_reserve(text, want) != 0)
             return -ENOMEM;
         fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -379,13 +313,15 @@ static void sort_ranges(struct range *a, size_t n)
  * from the chunk header; if any block cannot be explained that way, the
  * whole mapping is heap. Mappings without blocks are not touched. */
 static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
-                         const struct lp_scan_block *b, size_t nb)
+                         const struct lp_scan_core *c, size_t from,
+                         size_t to)
 {
     size_t i;
     uintptr_t last_hi = 0;
 
-    for (i = 0; i < nb; i++) {
-        uintptr_t a = b[i].addr, hdr, chunk, size;
+    for (i = from; i < to; i++) {
+        uintptr_t a = c->addrs[i], hdr, chunk, size;
+        size_t bsize = c->blocks[i].size;
 
         if (a < last_hi)
             continue;
@@ -400,7 +336,7 @@ static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
             uintptr_t pre = *(const uintptr_t *)(a - 16);
             uintptr_t lo = chunk - pre, hi = chunk + size;
 
-            if (size >= b[i].size + 16 && !(lo & 4095) && !(hi & 4095) &&
+            if (size >= bsize + 16 && !(lo & 4095) && !(hi & 4095) &&
                 lo >= m->lo && hi <= m->hi) {
                 exclude(r, lo, hi);
                 last_hi = hi;
@@ -412,7 +348,7 @@ static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
 
             if (base >= m->lo) {
                 hsize = ((const uintptr_t *)base)[2];
-                if (hsize <= HEAP_MAX && base + hsize >= a + b[i].size &&
+                if (hsize <= HEAP_MAX && base + hsize >= a + bsize &&
                     base + hsize <= m->hi) {
                     exclude(r, base, base + hsize);
                     last_hi = base + hsize;
@@ -514,8 +450,8 @@ static void exclude_malloc_state(struct roots *r, const struct pmap *info)
 }
 
 static void collect_roots(struct roots *r, const struct pmap *info,
-                          const struct lp_scan_block *blocks, size_t nb,
-                          const struct buf *own, size_t nown)
+                          const struct lp_scan_core *c,
+                          const struct lp_scan_buf *own, size_t nown)
 {
     size_t i, k, bi = 0;
     struct range main_stack = {0, 0};
@@ -531,7 +467,7 @@ static void collect_roots(struct roots *r, const struct pmap *info,
         const char *path = info[i].path;
         size_t first = bi;
 
-        while (bi < nb && blocks[bi].addr < m->hi)
+        while (bi < c->nblocks && c->addrs[bi] < m->hi)
             bi++;
         if (strcmp(path, "[stack]") == 0)
             main_stack = (struct range){m->lo, m->hi};
@@ -548,10 +484,10 @@ static void collect_roots(struct roots *r, const struct pmap *info,
             exclude(r, m->lo, m->hi);
             continue;
         }
-        while (first < bi && blocks[first].addr < m->lo)
+        while (first < bi && c->addrs[first] < m->lo)
             first++;
         if (first < bi)
-            exclude_heap(r, m, &blocks[first], bi - first);
+            exclude_heap(r, m, c, first, bi);
     }
 
     /* The main thread: its whole [stack] mapping is excluded, then the
@@ -629,10 +565,10 @@ int lp_scan_run(struct lp_scan *out)
 {
     /* Everything below this frame is the scanner's own and never a root. */
     uintptr_t entry_sp = (uintptr_t)__builtin_frame_address(0);
-    struct buf blocks = {0}, text = {0}, work = {0};
+    struct lp_scan_blocks bb = {0};
+    struct lp_scan_buf text = {0}, work = {0};
     struct lp_stopped_thread *stopped;
-    struct collect col;
-    struct lp_scan_core core;
+    struct lp_scan_core core = {0};
     struct roots r;
     struct lp_scan_map *maps;
     struct pmap *info;
@@ -643,10 +579,9 @@ int lp_scan_run(struct lp_scan *out)
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&scan_lock);
     find_self_path(); /* dladdr and realpath may allocate: before stop */
-    if (buf_reserve(&blocks, (lp_table_count() + 1024) *
-                                 sizeof(struct lp_scan_block)) != 0) {
-        pthread_mutex_unlock(&scan_lock);
-        return -ENOMEM;
+    if (lp_scan_blocks_reserve(&bb, lp_table_count() + 1024) != 0) {
+        rc = -ENOMEM;
+        goto unmap;
     }
 
     /* See the banner: no thread may be parked holding a shard lock. */
@@ -656,19 +591,9 @@ int lp_scan_run(struct lp_scan *out)
 
     /* The world is stopped: the table holds still until we resume it.
      * Threads may have added blocks between the reserve and the stop. */
-    for (;;) {
-        col = (struct collect){blocks.p, 0,
-                               blocks.len / sizeof(struct lp_scan_block)};
-        lp_table_for_each(collect_addr, &col);
-        if (col.n <= col.cap)
-            break;
-        if (buf_reserve(&blocks, (col.n + 1024) *
-                                     sizeof(struct lp_scan_block)) != 0) {
-            rc = -ENOMEM;
-            goto out;
-        }
-    }
-    lp_scan_sort_fill(blocks.p, col.n, fill_block, NULL);
+    rc = lp_scan_blocks_collect(&bb, &core);
+    if (rc != 0)
+        goto out;
 
     rc = read_maps(&text, &textlen);
     if (rc != 0)
@@ -677,19 +602,17 @@ int lp_scan_run(struct lp_scan *out)
         lines += ((char *)text.p)[i] == '\n';
     lines += 1;
     nthreads = nstopped + 64;
-    /* One work mapping: maps, info, exclusions, explicit roots, stack. */
+    /* One work mapping: maps, info, exclusions, explicit roots. */
     {
-        size_t excap = lines + nthreads * 2 + col.n + 4096;
+        size_t excap = lines + nthreads * 2 + core.nblocks + 4096;
         size_t rtcap = nthreads + 8;
         size_t wcap = lp_threads_count() + nthreads + 8;
-        size_t stcap = 2 * col.n + 2;
         size_t need = lines * sizeof(*maps) + lines * sizeof(*info) +
                       excap * sizeof(struct range) +
-                      rtcap * sizeof(struct range) +
-                      wcap * sizeof(uintptr_t) + stcap * sizeof(uint32_t);
+                      rtcap * sizeof(struct range) + wcap * sizeof(uintptr_t);
         char *p;
 
-        if (buf_reserve(&work, need) != 0) {
+        if (lp_scan_buf_reserve(&work, need) != 0) {
             rc = -ENOMEM;
             goto out;
         }
@@ -707,10 +630,6 @@ int lp_scan_run(struct lp_scan *out)
         p += rtcap * sizeof(struct range);
         r.words = (uintptr_t *)p;
         r.wcap = wcap;
-        p += wcap * sizeof(uintptr_t);
-        core = (struct lp_scan_core){0};
-        core.stack = (uint32_t *)p;
-        core.stack_cap = stcap;
     }
     nmaps = parse_maps(text.p, maps, info, lines);
     r.maps = maps;
@@ -725,18 +644,17 @@ int lp_scan_run(struct lp_scan *out)
     r.stopped = stopped;
     r.nstopped = nstopped;
     {
-        /* text and the blocks are ours; work was mapped after the maps
-         * were read, so it is not in them. */
-        struct buf own[2] = {blocks, text};
+        /* text and the block arrays are ours; work was mapped after the
+         * maps were read, so it is not in them. */
+        struct lp_scan_buf own[5] = {bb.blocks, bb.keys, bb.work, bb.links,
+                                     text};
 
-        collect_roots(&r, info, blocks.p, col.n, own, 2);
+        collect_roots(&r, info, &core, own, 5);
     }
 
     for (i = 0; i < nstopped; i++)
         if (!stopped[i].answered)
             all_answered = false;
-    core.blocks = blocks.p;
-    core.nblocks = col.n;
     core.maps = maps;
     core.nmaps = nmaps;
     core.heuristics = LP_SCAN_HEUR_ALL;
@@ -756,15 +674,20 @@ int lp_scan_run(struct lp_scan *out)
                                     LP_THREAD_NREGS);
     lp_scan_core_finish(&core);
 
-    out->blocks = blocks.p;
-    out->nblocks = col.n;
+    out->blocks = bb.blocks.p;
+    out->nblocks = core.nblocks;
+    out->link_ = core.link;
+    out->ind_ = core.ind;
     memcpy(out->kind_bytes, core.kind_bytes, sizeof(out->kind_bytes));
     memcpy(out->kind_blocks, core.kind_blocks, sizeof(out->kind_blocks));
     memcpy(out->heur_bytes, core.heur_bytes, sizeof(out->heur_bytes));
     memcpy(out->heur_blocks, core.heur_blocks, sizeof(out->heur_blocks));
-    out->map_ = blocks.p;
-    out->map_len_ = blocks.len;
-    blocks.p = NULL;
+    out->map_ = bb.blocks.p;
+    out->map_len_ = bb.blocks.len;
+    out->link_map_ = bb.links.p;
+    out->link_map_len_ = bb.links.len;
+    bb.blocks.p = NULL;
+    bb.links.p = NULL;
 out:
     for (i = 0; i < nstopped; i++) {
         if (stopped[i].answered)
@@ -773,9 +696,10 @@ out:
             out->threads_timed_out++;
     }
     lp_threads_resume();
-    buf_free(&work);
-    buf_free(&text);
-    buf_free(&blocks);
+unmap:
+    lp_scan_buf_free(&work);
+    lp_scan_buf_free(&text);
+    lp_scan_blocks_free(&bb);
     pthread_mutex_unlock(&scan_lock);
     return rc;
 }
@@ -784,6 +708,8 @@ void lp_scan_release(struct lp_scan *out)
 {
     if (out->map_)
         munmap(out->map_, out->map_len_);
+    if (out->link_map_)
+        munmap(out->link_map_, out->link_map_len_);
     memset(out, 0, sizeof(*out));
 }
 

@@ -35,6 +35,7 @@ void lp_sample_scale_records(const struct lp_scan *sc,
     for (i = 0; i < sc->nblocks; i++) {
         const struct lp_scan_block *b = &sc->blocks[i];
         struct lp_loss_record *r;
+        uint32_t l = lp_scan_leader(sc, i); /* NO_LEADER unless INDIRECT */
         uint64_t bytes = lp_sample_est_bytes(b->size);
         uint64_t blocks = lp_sample_est_blocks(b->size);
 
@@ -44,10 +45,10 @@ void lp_sample_scale_records(const struct lp_scan *sc,
         r->bytes += bytes;
         r->blocks += blocks;
         /* An indirect block counts in its clique leader's record too. */
-        if (b->kind == LP_KIND_INDIRECT && b->leader != LP_SCAN_NO_LEADER &&
-            sc->blocks[b->leader].kind == LP_KIND_DEFINITE &&
-            rec_of[b->leader] != LP_LOSS_NO_REC) {
-            struct lp_loss_record *lr = &recs[rec_of[b->leader]];
+        if (l != LP_SCAN_NO_LEADER &&
+            sc->blocks[l].kind == LP_KIND_DEFINITE &&
+            rec_of[l] != LP_LOSS_NO_REC) {
+            struct lp_loss_record *lr = &recs[rec_of[l]];
 
             lr->indirect_bytes += bytes;
             lr->indirect_blocks += blocks;

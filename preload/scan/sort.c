@@ -1,26 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sort.c - the scan's block snapshot in address order, built inside
- * its own buffer.
+ * sort.c - the scan's block addresses in ascending order.
  *
- * The buffer holds n blocks of sizeof(struct lp_scan_block) (40) bytes.
- * The caller first writes the n addresses (8 bytes each) at its start;
- * they are radix sorted (LSD, one byte a pass, skipping the bytes every
- * address shares) with the next 8n bytes as the second buffer, then the
- * blocks are filled from the last to the first: block i covers bytes
- * [40i, 40i + 40), which hold only addresses j >= 5i, already used. So
- * the sorted snapshot costs 40 bytes a block and no other memory: before
- * it, (address, index) keys in a mapping of their own cost 32 more bytes a
- * block at the exit peak (24 MB at 750,000 live blocks), and their
- * permutation of whole blocks was as slow as the lookups done here.
+ * LSD radix sort, one byte a pass, skipping the bytes every key shares,
+ * with a second array of n words (blocks.c: the block array, before it is
+ * filled). blocks.c sorts keys that carry a block index below the
+ * address offset, so that a sorted key also says where the block came
+ * from.
  * Context: COLD (the leak scan, other threads stopped: no malloc).
  */
 #include "preload/scan/sort.h"
 
 #include <string.h>
-
-_Static_assert(sizeof(struct lp_scan_block) >= 2 * sizeof(uintptr_t),
-               "the radix sort's two key buffers live in the block buffer");
 
 void lp_scan_sort_addrs(uintptr_t *k, uintptr_t *t, size_t n)
 {
@@ -50,20 +41,4 @@ void lp_scan_sort_addrs(uintptr_t *k, uintptr_t *t, size_t n)
     }
     if (in != k)
         memcpy(k, in, n * sizeof(*k));
-}
-
-void lp_scan_sort_fill(struct lp_scan_block *a, size_t n,
-                       void (*fill)(uintptr_t addr, struct lp_scan_block *out,
-                                    void *arg),
-                       void *arg)
-{
-    uintptr_t *keys = (uintptr_t *)a;
-    size_t i;
-
-    lp_scan_sort_addrs(keys, keys + n, n);
-    for (i = n; i-- > 0;) {
-        uintptr_t addr = keys[i]; /* read before block i covers it */
-
-        fill(addr, &a[i], arg);
-    }
 }

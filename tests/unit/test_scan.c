@@ -22,7 +22,11 @@ static uintptr_t roots[16];
 
 #define MAXB 16
 static struct lp_scan_block blocks[MAXB];
+static uintptr_t keys[MAXB]; /* the blocks' addresses, ascending */
+static uint32_t links[MAXB];
+static struct lp_scan_ind inds[MAXB / 2 + 2];
 static uint32_t markstack[2 * MAXB + 2];
+static uint32_t dirbuf[MAXB / 2 + 2]; /* the address directory */
 static struct lp_scan_core core;
 
 static void reset(void)
@@ -30,10 +34,16 @@ static void reset(void)
     memset(heap, 0, sizeof(heap));
     memset(roots, 0, sizeof(roots));
     memset(blocks, 0, sizeof(blocks));
+    memset(keys, 0, sizeof(keys));
     memset(&core, 0, sizeof(core));
     core.blocks = blocks;
+    core.addrs = keys;
+    core.link = links;
+    core.ind = inds;
     core.stack = markstack;
     core.stack_cap = LP_ARRAY_SIZE(markstack);
+    core.dir = dirbuf;
+    core.dir_cap = LP_ARRAY_SIZE(dirbuf);
     core.heuristics = LP_SCAN_HEUR_ALL;
 }
 
@@ -42,7 +52,7 @@ static uintptr_t *add_block(size_t off, size_t size)
 {
     struct lp_scan_block *b = &blocks[core.nblocks];
 
-    b->addr = (uintptr_t)&heap[off];
+    keys[core.nblocks] = (uintptr_t)&heap[off];
     b->size = size;
     b->stack_id = (uint32_t)core.nblocks + 1;
     core.nblocks++;
@@ -91,7 +101,7 @@ static void test_scan_nothing_means_definitely_lost(void **state)
     add_block(0, 100);
     run();
     assert_int_equal(blocks[0].kind, LP_KIND_DEFINITE);
-    assert_int_equal(blocks[0].indirect_bytes, 0);
+    assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 0);
     assert_int_equal(core.kind_bytes[LP_KIND_DEFINITE], 100);
 }
 
@@ -127,12 +137,12 @@ static void test_scan_lost_chain_is_one_definite_with_indirects(void **state)
     (void)n2;
     run();
     assert_int_equal(blocks[0].kind, LP_KIND_DEFINITE);
-    assert_int_equal(blocks[0].indirect_bytes, 64);
-    assert_int_equal(blocks[0].indirect_blocks, 2);
+    assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 64);
+    assert_int_equal(lp_scan_core_indirect_blocks(&core, 0), 2);
     assert_int_equal(blocks[1].kind, LP_KIND_INDIRECT);
     assert_int_equal(blocks[2].kind, LP_KIND_INDIRECT);
-    assert_int_equal(blocks[1].leader, 0);
-    assert_int_equal(blocks[2].leader, 0);
+    assert_int_equal(lp_scan_core_leader(&core, 1), 0);
+    assert_int_equal(lp_scan_core_leader(&core, 2), 0);
     assert_int_equal(core.kind_bytes[LP_KIND_DEFINITE], 32);
     assert_int_equal(core.kind_bytes[LP_KIND_INDIRECT], 64);
 }
@@ -149,7 +159,7 @@ static void test_scan_lost_interior_pointer_makes_indirect(void **state)
     a[0] = (uintptr_t)b + 8;
     run();
     assert_int_equal(blocks[0].kind, LP_KIND_DEFINITE);
-    assert_int_equal(blocks[0].indirect_bytes, 64);
+    assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 64);
     assert_int_equal(blocks[1].kind, LP_KIND_INDIRECT);
 }
 
@@ -166,10 +176,10 @@ static void test_scan_lost_cycle_lowest_address_leads(void **state)
     b[0] = (uintptr_t)a;
     run();
     assert_int_equal(blocks[0].kind, LP_KIND_DEFINITE);
-    assert_int_equal(blocks[0].indirect_bytes, 16);
-    assert_int_equal(blocks[0].indirect_blocks, 1);
+    assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 16);
+    assert_int_equal(lp_scan_core_indirect_blocks(&core, 0), 1);
     assert_int_equal(blocks[1].kind, LP_KIND_INDIRECT);
-    assert_int_equal(blocks[1].leader, 0);
+    assert_int_equal(lp_scan_core_leader(&core, 1), 0);
 }
 
 /* x (low) -> x1 forms a clique first; z (high) -> x absorbs it. */
@@ -186,13 +196,13 @@ static void test_scan_later_leader_absorbs_earlier_clique(void **state)
     z[0] = (uintptr_t)x;
     run();
     assert_int_equal(blocks[2].kind, LP_KIND_DEFINITE);
-    assert_int_equal(blocks[2].indirect_bytes, 40);
-    assert_int_equal(blocks[2].indirect_blocks, 2);
+    assert_int_equal(lp_scan_core_indirect_bytes(&core, 2), 40);
+    assert_int_equal(lp_scan_core_indirect_blocks(&core, 2), 2);
     assert_int_equal(blocks[0].kind, LP_KIND_INDIRECT);
-    assert_int_equal(blocks[0].indirect_bytes, 0);
+    assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 0);
     assert_int_equal(blocks[1].kind, LP_KIND_INDIRECT);
-    assert_int_equal(blocks[0].leader, 2);
-    assert_int_equal(blocks[1].leader, 2);
+    assert_int_equal(lp_scan_core_leader(&core, 0), 2);
+    assert_int_equal(lp_scan_core_leader(&core, 1), 2);
     assert_int_equal(core.kind_blocks[LP_KIND_DEFINITE], 1);
     assert_int_equal(core.kind_bytes[LP_KIND_INDIRECT], 40);
 }
@@ -523,16 +533,53 @@ static void test_scan_long_lost_list_is_one_clique(void **state)
     run();
     /* The highest block is the only one nothing points to. */
     assert_int_equal(blocks[MAXB - 2].kind, LP_KIND_DEFINITE);
-    assert_int_equal(blocks[MAXB - 2].indirect_blocks, MAXB - 2);
+    assert_int_equal(lp_scan_core_indirect_blocks(&core, MAXB - 2), MAXB - 2);
     for (int i = 0; i < MAXB - 2; i++) {
         assert_int_equal(blocks[i].kind, LP_KIND_INDIRECT);
-        assert_int_equal(blocks[i].leader, MAXB - 2);
+        assert_int_equal(lp_scan_core_leader(&core, i), MAXB - 2);
+    }
+}
+
+/* The address directory only narrows the search: every address of the
+ * heap (and around it) finds the block a linear search finds, with
+ * blocks of every size, gaps, a 0-byte block and a block spanning many
+ * directory regions. */
+static long brute_find(uintptr_t a)
+{
+    size_t i;
+
+    for (i = 0; i < core.nblocks; i++) {
+        uintptr_t lo = keys[i], hi = lo + (blocks[i].size ? blocks[i].size : 1);
+
+        if (a >= lo && a < hi)
+            return (long)i;
+    }
+    return -1;
+}
+
+static void test_scan_directory_finds_what_a_linear_search_finds(void **state)
+{
+    static const size_t offs[] = {1, 3, 4, 10, 11, 40, 41, 42, 200, 290, 300, 490};
+    static const size_t sizes[] = {8, 0, 20, 8, 64, 1, 2, 8, 700, 16, 8, 100};
+    size_t i, cap;
+
+    (void)state;
+    for (cap = 2; cap <= LP_ARRAY_SIZE(dirbuf); cap += 3) {
+        reset();
+        for (i = 0; i < LP_ARRAY_SIZE(offs); i++)
+            add_block(offs[i], sizes[i]);
+        core.dir_cap = cap;
+        run();
+        for (uintptr_t a = (uintptr_t)heap - 64;
+             a < (uintptr_t)&heap[HEAP_WORDS] + 64; a++)
+            assert_int_equal(lp_scan_core_find(&core, a), brute_find(a));
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_directory_finds_what_a_linear_search_finds),
         cmocka_unit_test(test_scan_start_pointer_means_still_reachable),
         cmocka_unit_test(test_scan_interior_pointer_means_possibly_lost),
         cmocka_unit_test(test_scan_nothing_means_definitely_lost),
