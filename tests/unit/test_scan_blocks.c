@@ -101,15 +101,33 @@ static void test_scan_blocks_heap_like_addresses_by_rank(void **state)
     free(a);
 }
 
-/* Addresses spanning all 64 bits, unaligned: no room for an index beside
- * the offset, so the blocks are looked up one by one. */
+/* Addresses spanning all 48 bits the table keeps, unaligned, and more
+ * blocks than leave room for an index beside a 48-bit offset (17 bits
+ * and more): the blocks are looked up one by one. */
 static void test_scan_blocks_full_span_falls_back_to_lookups(void **state)
 {
-    uintptr_t a[] = {1, UINTPTR_MAX, 0x8000000000000003ull, 0x1235,
-                     0x7fffffffffffffffull, 0x10};
+    size_t n = 140000, i;
+    uintptr_t *a = malloc(n * sizeof(*a));
 
     (void)state;
-    check(a, LP_ARRAY_SIZE(a));
+    assert_non_null(a);
+    a[0] = 1;
+    a[1] = 0xffffffffffffull;
+    for (i = 2; i < n; i++)
+        a[i] = ((mix(i) & 0x7fffffffffffull) | 1) + 2;
+    for (i = 0; i < n; i++) {
+        struct lp_block b;
+
+        if (lp_table_find(a[i], &b) == 0) {
+            a[i] = a[--n];
+            i--;
+            continue;
+        }
+        assert_int_equal(lp_table_insert(a[i], 1, 1, NULL), 0);
+    }
+    remove_all(a, n);
+    check(a, n);
+    free(a);
 }
 
 int main(void)
