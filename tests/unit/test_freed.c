@@ -208,6 +208,9 @@ static void test_freed_threads_do_not_corrupt_it(void **state)
     size_t t, k, found = 0;
 
     (void)state;
+    /* Set by our pthread_create before a second thread exists: the first
+     * lane is locked from then on. */
+    lp_store_release(&lp_threaded, true);
     churn_lane[0] = new_lane();
     churn_lane[1] = new_lane();
     for (t = 0; t < 4; t++)
