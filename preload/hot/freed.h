@@ -24,16 +24,16 @@
  *
  * Worst case of find (a free of an address never queued): it reads every
  * queued address once, at most max(LP_FREED_SLOTS, lanes x LP_FREED_RING)
- * of them (8 bytes each: 8 MiB, a few milliseconds; freed.c has the
- * figures). The slot share keeps that bound however many threads run.
+ * of them (8 bytes each: 8 MiB, about 1 ms; freed.c has the figures).
+ * The slot share keeps that bound however many threads run.
  *
  * Known limit: a tombstone leaves its lane in FIFO order like any entry;
  * if it goes while an older entry for the same address survives in
  * another (quieter) lane, that entry is visible again. Only a free the
- * table does not know reaches find (a program's own blocks, or one the
- * table had no room for; our own frees under the guard never ask), so
- * the effect is at worst an "invalid free" reported with an old block's
- * stacks instead of as unknown memory.
+ * table does not know reaches find (our own frees under the guard never
+ * ask): a program freeing a block of ours, or one the table had no room
+ * for; the effect is at worst an "invalid free" reported with an old
+ * block's stacks instead of as unknown memory.
  *
  * Context: HOT (push, forget), COLD (find). Memory: lp_arena, a lane's
  * arrays on its first push. Callers hold the guard.
