@@ -3,9 +3,11 @@
 #include "tests/unit/lp_test.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "preload/hot/freed.h"
 #include "preload/hot/tcb_slot.h"
@@ -415,6 +417,41 @@ static void test_freed_slot_share_bounds_the_scan(void **state)
     assert_false(lp_freed_find(0x80000000 + 4999 * 16, NULL));
 }
 
+/* A signal handler that allocates under our guard forgets an address in
+ * the lane its thread is appending to: the lane is busy, the forget is
+ * skipped, and the lane stays whole (without the busy flag, the nested
+ * append took the same slot and the volume drifted from the entries). */
+static volatile sig_atomic_t signals;
+
+static void forget_in_handler(int sig)
+{
+    (void)sig;
+    lp_freed_forget(0x90000000 + (uintptr_t)(signals++ % 4096) * 16);
+}
+
+static void test_freed_signal_inside_a_push_leaves_the_lane_whole(void **state)
+{
+    struct sigaction sa = { .sa_handler = forget_in_handler };
+    struct itimerval it = { { 0, 20 }, { 0, 20 } }, off = { { 0, 0 }, { 0, 0 } };
+    size_t i;
+
+    (void)state;
+    in_lane(new_lane());
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+    signals = 0;
+    assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+    for (i = 0; i < 30000000 && signals < 20000; i++)
+        lp_freed_push(0xa0000000 + (i % 100000) * 16, 16, 1, 2);
+    assert_int_equal(setitimer(ITIMER_REAL, &off, NULL), 0);
+    signal(SIGALRM, SIG_DFL);
+    in_lane(NULL);
+    assert_true(signals > 100);
+    assert_int_equal(lp_freed_volume(), 16 * lp_freed_count());
+    assert_true(lp_freed_find(0xa0000000 + ((i - 1) % 100000) * 16, NULL));
+}
+
 #define T(fn) cmocka_unit_test_setup(fn, setup)
 
 int main(void)
@@ -434,6 +471,7 @@ int main(void)
         T(test_freed_same_address_in_two_lanes),
         T(test_freed_volume_evicts_the_oldest),
         T(test_freed_slot_share_bounds_the_scan),
+        T(test_freed_signal_inside_a_push_leaves_the_lane_whole),
     };
 
     return cmocka_run_group_tests_name("freed", tests, NULL, NULL);
