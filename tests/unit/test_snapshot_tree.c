@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "preload/hot/snapshot.h"
+#include "preload/massif/contexts.h"
 #include "report/massif.h"
 
 /* "0xADDR: fADDR (t.c:ADDR)", or two labels (an inlined caller) for 0x77. */
@@ -134,6 +135,54 @@ static void test_snapshot_sig_follows_massif(void **state)
     assert_int_equal(lp_snapshot_sig(1000, 1016, 2.5), 25);
 }
 
+/* The writer's radix sort puts contexts in the comparison sort's order:
+ * many shared prefixes, equal contexts, empty ones, prefixes of others,
+ * groups large enough for the radix passes, addresses that differ in
+ * low, middle and high bytes. */
+static void test_contexts_sort_matches_comparison_sort(void **state)
+{
+    enum { N = 6000, MAXF = 12 };
+    static const uintptr_t alphabet[] = {
+        0x401000, 0x401001, 0x4010ff, 0x402000, 0x7f0000001234,
+        0x7f0000001235, 0x7fff00001234, 0x55550000aa00, 0x1, UINTPTR_MAX,
+    };
+    static uintptr_t frames[N][MAXF];
+    static struct lp_snapshot_ctx ctx[N + 1], want[N];
+    static uint32_t ord[N];
+    unsigned seed = 12345, i, k;
+
+    (void)state;
+    ctx[0] = (struct lp_snapshot_ctx){ NULL, 0, 0 };
+    for (i = 0; i < N; i++) {
+        unsigned n = (seed = seed * 1103515245u + 12345u) >> 16 & 15;
+        unsigned alpha = i < N / 2 ? 3 : 10; /* first half: long equal runs */
+
+        if (n > MAXF)
+            n = MAXF;
+        for (k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            frames[i][k] = alphabet[(seed >> 16) % alpha];
+        }
+        ctx[i + 1] = (struct lp_snapshot_ctx){ frames[i], n, i };
+        want[i] = ctx[i + 1];
+        ord[i] = i + 1;
+    }
+    lp_snapshot_sort_ctx(want, N);
+    assert_int_equal(lp_massif_contexts_sort(ctx, ord, N), 0);
+    for (i = 0; i < N; i++) {
+        const struct lp_snapshot_ctx *got = &ctx[ord[i]];
+
+        assert_int_equal(got->nframes, want[i].nframes);
+        for (k = 0; k < got->nframes; k++)
+            assert_true(got->frames[k] == want[i].frames[k]);
+    }
+    /* A permutation: every id once. */
+    for (i = 0; i < N; i++)
+        ctx[ord[i]].bytes = UINT64_MAX;
+    for (i = 1; i <= N; i++)
+        assert_true(ctx[i].bytes == UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_snapshot_tree_single_insignificant_place_is_singular),
         cmocka_unit_test(test_snapshot_tree_expands_inlined_frames_with_one_address),
         cmocka_unit_test(test_snapshot_sig_follows_massif),
+        cmocka_unit_test(test_contexts_sort_matches_comparison_sort),
     };
     return cmocka_run_group_tests_name("snapshot_tree", tests, NULL, NULL);
 }
