@@ -248,8 +248,16 @@ struct sorter {
     struct keyed *buf, *tmp;
 };
 
-/* Sort a[0..n) by key, tmp as scratch: insertion sort when short, else
- * an LSD radix sort over the bytes in which the keys differ. */
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Sort a[0..n) by key, tmp as scratch: insertion sort when short, qsort
+ * when middling, else an LSD radix sort over the bytes in which the keys
+ * differ. */
 static void sort_keyed(struct keyed *a, struct keyed *tmp, size_t n)
 {
     uintptr_t diff = 0;
@@ -257,7 +265,7 @@ static void sort_keyed(struct keyed *a, struct keyed *tmp, size_t n)
     size_t i, j;
     unsigned shift;
 
-    if (n < 48) {
+    if (n < 24) {
         for (i = 1; i < n; i++) {
             struct keyed x = a[i];
 
@@ -269,6 +277,12 @@ static void sort_keyed(struct keyed *a, struct keyed *tmp, size_t n)
     }
     for (i = 1; i < n; i++)
         diff |= a[i].key ^ a[0].key;
+    if (diff == 0)
+        return;
+    if (n < 512) {
+        qsort(a, n, sizeof(*a), cmp_keyed);
+        return;
+    }
     for (shift = 0; shift < sizeof(uintptr_t) * 8; shift += 8) {
         size_t cnt[256] = { 0 }, sum = 0, c;
 
@@ -291,35 +305,45 @@ static void sort_keyed(struct keyed *a, struct keyed *tmp, size_t n)
         memcpy(a, src, n * sizeof(*a));
 }
 
-/* Sort ids ord[0..n), whose contexts share their first d frames, as
- * cmp_ctx orders them: shorter first, then by frame d, and so on. */
-static void sort_level(struct sorter *s, uint32_t *ord, size_t n, unsigned d)
+/* Sort ids ord[lo..hi), whose contexts share their first d frames, as
+ * cmp_ctx orders them: shorter first, then by frame d, and so on. One
+ * pass reads each context's length and frame d into buf; buf[lo..hi)
+ * then stays aligned with ord[lo..hi), and a run's recursion uses only
+ * its own part of buf and tmp, so the later runs' keys stay readable. */
+static void sort_level(struct sorter *s, uint32_t *ord, size_t lo, size_t hi,
+                       unsigned d)
 {
-    size_t m = 0, i, j;
+    size_t m = lo, r = 0, i, j;
 
-    for (i = 0; i < n; i++)
-        if (s->ctx[ord[i]].nframes <= d) {
-            uint32_t x = ord[i];
+    for (i = lo; i < hi; i++) {
+        uint32_t id = ord[i];
+        const struct lp_snapshot_ctx *c = &s->ctx[id];
 
-            ord[i] = ord[m];
-            ord[m++] = x;
+        if (c->nframes <= d) {
+            ord[m++] = id; /* m <= i: ord[i] was read already */
+        } else {
+            s->buf[lo + r].key = c->frames[d];
+            s->buf[lo + r].id = id;
+            r++;
         }
-    if (n - m <= 1)
-        return;
-    for (i = m; i < n; i++) {
-        s->buf[i - m].key = s->ctx[ord[i]].frames[d];
-        s->buf[i - m].id = ord[i];
     }
-    sort_keyed(s->buf, s->tmp, n - m);
-    for (i = m; i < n; i++)
-        ord[i] = s->buf[i - m].id;
-    for (i = m; i < n; i = j) {
-        uintptr_t key = s->ctx[ord[i]].frames[d];
+    if (r <= 1) {
+        if (r == 1)
+            ord[m] = s->buf[lo].id;
+        return;
+    }
+    sort_keyed(s->buf + lo, s->tmp + lo, r);
+    if (m != lo)
+        memmove(s->buf + m, s->buf + lo, r * sizeof(*s->buf));
+    for (i = m; i < hi; i++)
+        ord[i] = s->buf[i].id;
+    for (i = m; i < hi; i = j) {
+        uintptr_t key = s->buf[i].key;
 
-        for (j = i + 1; j < n && s->ctx[ord[j]].frames[d] == key; j++)
+        for (j = i + 1; j < hi && s->buf[j].key == key; j++)
             ;
         if (j - i > 1)
-            sort_level(s, ord + i, j - i, d + 1);
+            sort_level(s, ord, i, j, d + 1);
     }
 }
 
@@ -333,7 +357,7 @@ int lp_massif_contexts_sort(const struct lp_snapshot_ctx *ctx, uint32_t *ord,
     int rc = -ENOMEM;
 
     if (so.buf && so.tmp) {
-        sort_level(&so, ord, n, 0);
+        sort_level(&so, ord, 0, n, 0);
         rc = 0;
     }
     free(so.buf);

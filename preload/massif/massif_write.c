@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * massif_write.c - massif.out files: copy the recorded history out of the
- * snapshot lock, filter every context's stack as massif filters it, sort
- * the contexts once, build each detailed snapshot's tree
- * (massif_tree.c), label frames through the symbolizer and write with
- * report/massif's writer to a temporary file renamed into place.
+ * snapshot lock, filter every context's stack as massif filters it and
+ * sort the contexts once (contexts.c), build each detailed snapshot's
+ * tree over an index of them (massif_tree.c), label frames through the
+ * symbolizer and write with report/massif's writer to a temporary file
+ * renamed into place.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
@@ -143,6 +144,7 @@ struct writer {
     uint32_t nids;
     struct lp_massif_contexts ctxs; /* built on the first tree */
     bool have_ctxs;
+    struct lp_snapshot_index *ix; /* over ctxs, built with it */
     uint64_t *bytes;    /* [id] scratch, zero between trees */
     char **labels;      /* scratch: strings of the last label() call */
     int nlabels;
@@ -189,43 +191,34 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
                                       const struct lp_sched_snap *s)
 {
     const struct lp_massif_raw *t = s->tree;
-    struct lp_snapshot_ctx *c;
     struct lp_massif_node *root;
-    uint32_t i, e;
-    size_t n = 0;
+    uint32_t e;
 
-    if (!w->have_ctxs) {
-        w->bytes = calloc(w->nids + 1, sizeof(*w->bytes));
-        if (!w->bytes ||
+    if (!w->ix) {
+        if (!w->bytes && !(w->bytes = calloc(w->nids + 1, sizeof(*w->bytes))))
+            return NULL;
+        if (!w->have_ctxs &&
             lp_massif_contexts_build(&w->ctxs, w->sym, w->nids) != 0)
             return NULL;
         w->have_ctxs = true;
+        w->ix = lp_snapshot_index_new(w->ctxs.sorted, w->ctxs.sorted_id,
+                                      w->nids - 1);
+        if (!w->ix)
+            return NULL;
     }
-    c = malloc(sizeof(*c) * (w->nids + 1));
-    if (!c)
-        return NULL;
     for (e = 0; e < t->nents; e++)
         if (t->e[e].id < w->nids)
             w->bytes[t->e[e].id] = t->e[e].bytes;
     /* Every context seen by the time of the snapshot, empty ones too
-     * (massif keeps them in the tree). */
-    for (i = 0; i + 1 < w->nids; i++) {
-        uint32_t id = w->ctxs.sorted_id[i];
-
-        if (id > t->nstacks)
-            continue;
-        c[n] = w->ctxs.sorted[i];
-        c[n].bytes = w->bytes[id];
-        n++;
-    }
+     * (massif keeps them in the tree): ids up to nstacks. */
+    root = lp_snapshot_build_tree_indexed(
+        m, w->ix, w->bytes, t->nstacks,
+        lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
+                        lp_config.threshold),
+        lp_config.threshold, sym_label, w);
     for (e = 0; e < t->nents; e++)
         if (t->e[e].id < w->nids)
             w->bytes[t->e[e].id] = 0;
-    root = lp_snapshot_build_tree_sorted(
-        m, c, n, lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
-                                 lp_config.threshold),
-        lp_config.threshold, sym_label, w);
-    free(c);
     return root;
 }
 
@@ -351,6 +344,7 @@ out:
                 strerror(-rc));
     for (i = 0; i < (size_t)w.nlabels; i++)
         free(w.labels[i]);
+    lp_snapshot_index_free(w.ix);
     if (w.have_ctxs)
         lp_massif_contexts_free(&w.ctxs);
     free(w.bytes);
