@@ -160,42 +160,82 @@ static uint64_t ctx_bytes(uint32_t id)
     return st ? lp_stack_live_bytes(st) : 0;
 }
 
-/* Append (id, bytes) to the scratch array (lock held). */
-static bool scratch_push(size_t *n, uint32_t id, uint64_t bytes)
-{
-    if (*n == snap.scratch_cap) {
-        size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
-        struct lp_massif_raw_ent *p =
-            lp_real.realloc(snap.scratch, cap * sizeof(*p));
+/* Judge a batch of candidate contexts (their records prefetched while
+ * the batch was gathered): append the live ones to out, clear the bits
+ * of the empty ones when allowed. Returns false when out is full. */
+struct batch {
+    uint32_t id[64];
+    uint64_t *word[64];
+    unsigned n;
+};
 
-        if (!p)
+static bool judge_batch(struct batch *b, struct lp_massif_raw_ent *out,
+                        size_t cap, size_t *n, bool may_clear, bool threaded)
+{
+    unsigned i;
+
+    for (i = 0; i < b->n; i++) {
+        uint32_t id = b->id[i];
+        uint64_t *w = b->word[i], bit = 1ull << (id & 63);
+        uint64_t bytes = ctx_bytes(id);
+
+        /* A site some thread still counts in its cache stays
+         * (stack_count.h): its next event will not set the bit. */
+        if (w && !bytes && may_clear &&
+            !(threaded && lp_stack_local_holds(id))) {
+            if (threaded) {
+                __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
+                bytes = ctx_bytes(id);
+                if (bytes || lp_stack_local_holds(id))
+                    __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+            } else {
+                lp_store_relaxed(w, lp_load_relaxed(w) & ~bit);
+            }
+        }
+        if (!bytes)
+            continue;
+        if (*n == cap)
             return false;
-        snap.scratch = p;
-        snap.scratch_cap = cap;
+        out[*n].id = id;
+        out[*n].bytes = bytes;
+        (*n)++;
     }
-    snap.scratch[*n].id = id;
-    snap.scratch[*n].bytes = bytes;
-    (*n)++;
+    b->n = 0;
     return true;
 }
 
-/* Collect the live contexts with ids 1..nstacks into the scratch array,
- * ids ascending. may_clear: drop the bits of empty contexts. Returns the
- * count, or -1 when the scratch array cannot grow. */
-static long collect_live(uint32_t nstacks, bool may_clear)
+static void batch_add(struct batch *b, uint32_t id, uint64_t *word)
+{
+    const struct lp_stack *st = lp_stack_get(id);
+
+    if (st)
+        __builtin_prefetch(&st->live_bytes);
+    b->id[b->n] = id;
+    b->word[b->n++] = word;
+}
+
+/* Collect the live contexts with ids 1..nstacks into out[0..cap), ids
+ * ascending. may_clear: drop the bits of empty contexts. Returns the
+ * count, or -1 when more than cap are live. The bitmap is read a word at
+ * a time and the stack records of a batch of 64 candidates are
+ * prefetched together: the walk waits for one round of cache misses per
+ * batch, not one per context. */
+static long collect_live(uint32_t nstacks, bool may_clear,
+                         struct lp_massif_raw_ent *out, size_t cap)
 {
     bool threaded = lp_load_relaxed(&lp_threaded);
     uint32_t d, nd = (nstacks >> LIVE_CHUNK_BITS) + 1, id;
+    struct batch b;
     size_t n = 0;
 
+    b.n = 0;
     if (lp_load_relaxed(&snap.live_overflow)) {
         for (id = 1; id <= nstacks; id++) {
-            uint64_t b = ctx_bytes(id);
-
-            if (b && !scratch_push(&n, id, b))
+            batch_add(&b, id, NULL);
+            if (b.n == 64 && !judge_batch(&b, out, cap, &n, false, threaded))
                 return -1;
         }
-        return (long)n;
+        return judge_batch(&b, out, cap, &n, false, threaded) ? (long)n : -1;
     }
     if (nd > LIVE_DIR_SIZE)
         nd = LIVE_DIR_SIZE;
@@ -209,35 +249,20 @@ static long collect_live(uint32_t nstacks, bool may_clear)
             uint64_t w = lp_load_relaxed(&chunk[wi]);
 
             while (w) {
-                unsigned b = (unsigned)__builtin_ctzll(w);
-                uint64_t bit = 1ull << b, bytes;
+                unsigned bi = (unsigned)__builtin_ctzll(w);
 
                 w &= w - 1;
-                id = (d << LIVE_CHUNK_BITS) | (wi << 6) | b;
+                id = (d << LIVE_CHUNK_BITS) | (wi << 6) | bi;
                 if (id == 0 || id > nstacks)
                     continue;
-                bytes = ctx_bytes(id);
-                /* A site some thread still counts in its cache stays
-                 * (stack_count.h): its next event will not set the bit. */
-                if (!bytes && may_clear && threaded && lp_stack_local_holds(id))
-                    continue;
-                if (!bytes && may_clear) {
-                    if (threaded) {
-                        __atomic_fetch_and(&chunk[wi], ~bit, __ATOMIC_SEQ_CST);
-                        bytes = ctx_bytes(id);
-                        if (bytes || lp_stack_local_holds(id))
-                            __atomic_fetch_or(&chunk[wi], bit, __ATOMIC_SEQ_CST);
-                    } else {
-                        lp_store_relaxed(&chunk[wi],
-                                         lp_load_relaxed(&chunk[wi]) & ~bit);
-                    }
-                }
-                if (bytes && !scratch_push(&n, id, bytes))
+                batch_add(&b, id, &chunk[wi]);
+                if (b.n == 64 &&
+                    !judge_batch(&b, out, cap, &n, may_clear, threaded))
                     return -1;
             }
         }
     }
-    return (long)n;
+    return judge_batch(&b, out, cap, &n, may_clear, threaded) ? (long)n : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -315,18 +340,34 @@ static void drop_tree(void *ctx, void *tree)
     lp_massif_raw_free(tree);
 }
 
-/* Copy the live context bytes. Sets *heap to their sum, which is what a
- * detailed snapshot reports, so the tree's root equals mem_heap_B. */
+/* Copy the live context bytes: collected into the scratch array, then
+ * into a tree of their exact size. (Filling a tree sized by the bitmap
+ * directly would save the copy, but the trees share glibc's heap with the
+ * program: another pattern of our blocks there changes which free chunks
+ * the program's blocks reuse, so their usable sizes, massif's extra
+ * bytes and time, and the whole file.) Sets *heap to their sum, which is
+ * what a detailed snapshot reports, so the tree's root equals
+ * mem_heap_B. */
 static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
 {
     uint32_t n = lp_stack_count();
-    long cnt = collect_live(n, may_clear), i;
     struct lp_massif_raw *t;
-    size_t size;
+    size_t size, i;
+    long cnt;
     uint64_t sum = 0;
 
-    if (cnt < 0)
-        return NULL;
+    /* The scratch array grows as it always did: doubling from 1024. */
+    while ((cnt = collect_live(n, may_clear, snap.scratch,
+                               snap.scratch_cap)) < 0) {
+        size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
+        struct lp_massif_raw_ent *p =
+            lp_real.realloc(snap.scratch, cap * sizeof(*p));
+
+        if (!p)
+            return NULL;
+        snap.scratch = p;
+        snap.scratch_cap = cap;
+    }
     size = sizeof(*t) + (size_t)cnt * sizeof(t->e[0]);
     t = lp_real.malloc(size);
     if (!t)
@@ -336,7 +377,7 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
     t->nents = (uint32_t)cnt;
     if (cnt)
         __builtin_memcpy(t->e, snap.scratch, (size_t)cnt * sizeof(t->e[0]));
-    for (i = 0; i < cnt; i++)
+    for (i = 0; i < (size_t)cnt; i++)
         sum += t->e[i].bytes;
     *heap = sum;
     return t;

@@ -144,6 +144,24 @@ struct lp_massif_node *lp_snapshot_build_tree_sorted(
     uint64_t sig, double threshold, lp_snapshot_label_fn label,
     void *label_ctx);
 
+/* The same tree from an index over contexts sorted once for a whole
+ * file (sorted[i] is the context of stack id sorted_id[i]; both arrays
+ * must outlive the index): bytes[id] are the snapshot's bytes per stack
+ * id, and only contexts with ids up to max_id are in the snapshot (the
+ * others, later stacks, hold 0 bytes). Each node's children are found
+ * once per file, on its first expansion, so a tree costs what its
+ * significant nodes' children cost, not a pass over every context.
+ * Gives exactly lp_snapshot_build_tree_sorted()'s tree of the contexts
+ * with ids up to max_id. */
+struct lp_snapshot_index;
+struct lp_snapshot_index *lp_snapshot_index_new(
+    const struct lp_snapshot_ctx *sorted, const uint32_t *sorted_id, size_t n);
+void lp_snapshot_index_free(struct lp_snapshot_index *ix);
+struct lp_massif_node *lp_snapshot_build_tree_indexed(
+    struct lp_massif *m, struct lp_snapshot_index *ix, const uint64_t *bytes,
+    uint32_t max_id, uint64_t sig, double threshold,
+    lp_snapshot_label_fn label, void *label_ctx);
+
 /* massif's significance: floor(total * threshold / 100), or 1 when heap
  * is 0 and threshold is not. */
 uint64_t lp_snapshot_sig(uint64_t heap, uint64_t total, double threshold);

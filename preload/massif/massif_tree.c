@@ -55,7 +55,12 @@ struct build {
     double threshold;
     lp_snapshot_label_fn label;
     void *label_ctx;
+    struct lp_snapshot_index *ix; /* the indexed builder's */
+    uint32_t max_id;
 };
+
+static int emit_groups(struct build *b, struct lp_massif_node *parent,
+                       struct group *g, size_t ng, unsigned d);
 
 /* Add the children of a node covering contexts [lo, hi) at depth d.
  * The contexts are sorted, so those with exactly d frames come first and
@@ -64,9 +69,8 @@ static int add_children(struct build *b, struct lp_massif_node *parent,
                         size_t lo, size_t hi, unsigned d)
 {
     struct group *g;
-    size_t i = lo, ng = 0, k, agg = 0;
-    uint64_t agg_bytes = 0;
-    int rc = 0;
+    size_t i = lo, ng = 0;
+    int rc;
 
     while (i < hi && b->c[i].nframes <= d)
         i++;
@@ -81,13 +85,180 @@ static int add_children(struct build *b, struct lp_massif_node *parent,
         while (i < hi && b->c[i].frames[d] == cur.addr)
             cur.bytes += b->c[i++].bytes;
         cur.hi = i;
-        if (cur.bytes < b->sig) {
+        g[ng++] = cur;
+    }
+    rc = emit_groups(b, parent, g, ng, d);
+    free(g);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The indexed builder: the groups at each depth are the same runs of
+ * the sorted contexts in every snapshot of a file, only their bytes
+ * change. A node's children are found once, on its first expansion, and
+ * kept; a group's bytes are a difference of prefix sums over the sorted
+ * contexts; a group whose contexts all came after the snapshot (ids above
+ * its count) is not in it. */
+
+struct ix_node {
+    uintptr_t addr;
+    uint32_t lo, hi; /* its contexts in sorted order */
+    uint32_t min_id; /* the first of them to exist */
+    uint32_t first, n; /* its children: nodes[first..first+n) */
+    bool expanded;
+};
+
+struct lp_snapshot_index {
+    const struct lp_snapshot_ctx *c;
+    const uint32_t *id;
+    size_t n;
+    struct ix_node *nodes;
+    size_t nnodes, cap;
+    uint64_t *prefix; /* [n+1] bytes of c[0..i) in this snapshot */
+};
+
+static int ix_push(struct lp_snapshot_index *ix, const struct ix_node *nd)
+{
+    if (ix->nnodes == ix->cap) {
+        size_t cap = ix->cap ? ix->cap * 2 : 1024;
+        struct ix_node *p = realloc(ix->nodes, cap * sizeof(*p));
+
+        if (!p)
+            return -ENOMEM;
+        ix->nodes = p;
+        ix->cap = cap;
+    }
+    ix->nodes[ix->nnodes++] = *nd;
+    return 0;
+}
+
+/* The children of node k, whose contexts share d frames: the runs of
+ * frame d among those that have one. */
+static int ix_expand(struct lp_snapshot_index *ix, uint32_t k, unsigned d)
+{
+    const struct lp_snapshot_ctx *c = ix->c;
+    uint32_t lo = ix->nodes[k].lo, hi = ix->nodes[k].hi, i = lo, first;
+
+    while (i < hi && c[i].nframes <= d)
+        i++;
+    first = (uint32_t)ix->nnodes;
+    while (i < hi) {
+        struct ix_node ch = { .addr = c[i].frames[d], .lo = i,
+                              .min_id = UINT32_MAX };
+
+        for (; i < hi && c[i].frames[d] == ch.addr; i++)
+            if (ix->id[i] < ch.min_id)
+                ch.min_id = ix->id[i];
+        ch.hi = i;
+        if (ix_push(ix, &ch) != 0)
+            return -ENOMEM;
+    }
+    ix->nodes[k].first = first;
+    ix->nodes[k].n = (uint32_t)ix->nnodes - first;
+    ix->nodes[k].expanded = true;
+    return 0;
+}
+
+static int add_children_ix(struct build *b, struct lp_massif_node *parent,
+                           uint32_t k, unsigned d)
+{
+    struct lp_snapshot_index *ix = b->ix;
+    const struct ix_node *nd;
+    struct group *g;
+    size_t ng = 0;
+    uint32_t i;
+    int rc;
+
+    if (!ix->nodes[k].expanded && ix_expand(ix, k, d) != 0)
+        return -ENOMEM;
+    if (ix->nodes[k].n == 0)
+        return 0;
+    g = malloc(sizeof(*g) * (ix->nodes[k].n + 1));
+    if (!g)
+        return -ENOMEM;
+    for (i = 0; i < ix->nodes[k].n; i++) {
+        nd = &ix->nodes[ix->nodes[k].first + i];
+        if (nd->min_id > b->max_id)
+            continue;
+        g[ng].addr = nd->addr;
+        g[ng].bytes = ix->prefix[nd->hi] - ix->prefix[nd->lo];
+        g[ng].lo = ix->nodes[k].first + i;
+        g[ng].hi = 0;
+        g[ng].places = 0;
+        ng++;
+    }
+    rc = ng ? emit_groups(b, parent, g, ng, d) : 0;
+    free(g);
+    return rc;
+}
+
+struct lp_snapshot_index *lp_snapshot_index_new(
+    const struct lp_snapshot_ctx *sorted, const uint32_t *sorted_id, size_t n)
+{
+    struct lp_snapshot_index *ix = calloc(1, sizeof(*ix));
+    struct ix_node root = { .lo = 0, .hi = (uint32_t)n };
+
+    if (!ix || n >= UINT32_MAX ||
+        !(ix->prefix = malloc(sizeof(*ix->prefix) * (n + 1))) ||
+        ix_push(ix, &root) != 0) {
+        lp_snapshot_index_free(ix);
+        return NULL;
+    }
+    ix->c = sorted;
+    ix->id = sorted_id;
+    ix->n = n;
+    return ix;
+}
+
+void lp_snapshot_index_free(struct lp_snapshot_index *ix)
+{
+    if (!ix)
+        return;
+    free(ix->nodes);
+    free(ix->prefix);
+    free(ix);
+}
+
+struct lp_massif_node *lp_snapshot_build_tree_indexed(
+    struct lp_massif *m, struct lp_snapshot_index *ix, const uint64_t *bytes,
+    uint32_t max_id, uint64_t sig, double threshold,
+    lp_snapshot_label_fn label, void *label_ctx)
+{
+    struct build b = { m, ix->c, sig, threshold, label, label_ctx, ix, max_id };
+    struct lp_massif_node *root;
+    size_t i;
+
+    ix->prefix[0] = 0;
+    for (i = 0; i < ix->n; i++)
+        ix->prefix[i + 1] = ix->prefix[i] +
+                            (ix->id[i] <= max_id ? bytes[ix->id[i]] : 0);
+    root = lp_massif_node_new(m, ix->prefix[ix->n], LP_MASSIF_ROOT_LABEL);
+    if (!root || add_children_ix(&b, root, 0, 0) != 0)
+        return NULL;
+    return root;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* g[0..ng): the groups of a node's children at depth d, in address order
+ * (room for one more). Merge the insignificant ones into an aggregate,
+ * order them as massif does and add them, each with its own children. */
+static int emit_groups(struct build *b, struct lp_massif_node *parent,
+                       struct group *g, size_t ng, unsigned d)
+{
+    size_t i, k, agg = 0, n = 0;
+    uint64_t agg_bytes = 0;
+    int rc = 0;
+
+    for (i = 0; i < ng; i++) {
+        if (g[i].bytes < b->sig) {
             agg++;
-            agg_bytes += cur.bytes;
+            agg_bytes += g[i].bytes;
         } else {
-            g[ng++] = cur;
+            g[n++] = g[i];
         }
     }
+    ng = n;
     if (agg) {
         g[ng].addr = 0;
         g[ng].bytes = agg_bytes;
@@ -131,12 +302,12 @@ static int add_children(struct build *b, struct lp_massif_node *parent,
                 last = node;
             }
             if (rc == 0)
-                rc = add_children(b, last, g[k].lo, g[k].hi, d + 1);
+                rc = b->ix ? add_children_ix(b, last, (uint32_t)g[k].lo, d + 1)
+                           : add_children(b, last, g[k].lo, g[k].hi, d + 1);
             if (rc == 0)
                 rc = lp_massif_node_add_child(parent, top);
         }
     }
-    free(g);
     return rc;
 }
 
@@ -150,7 +321,7 @@ struct lp_massif_node *lp_snapshot_build_tree_sorted(
     uint64_t sig, double threshold, lp_snapshot_label_fn label,
     void *label_ctx)
 {
-    struct build b = { m, c, sig, threshold, label, label_ctx };
+    struct build b = { m, c, sig, threshold, label, label_ctx, NULL, 0 };
     struct lp_massif_node *root;
     uint64_t total = 0;
     size_t i;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * massif_write.c - massif.out files: copy the recorded history out of the
- * snapshot lock, filter every context's stack as massif filters it, sort
- * the contexts once, build each detailed snapshot's tree
- * (massif_tree.c), label frames through the symbolizer and write with
- * report/massif's writer to a temporary file renamed into place.
+ * snapshot lock, filter every context's stack as massif filters it and
+ * sort the contexts once (contexts.c), build each detailed snapshot's
+ * tree over an index of them (massif_tree.c), label frames through the
+ * symbolizer and write with report/massif's writer to a temporary file
+ * renamed into place.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
@@ -25,6 +26,7 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
+#include "preload/massif/contexts.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
 
@@ -137,86 +139,16 @@ static void free_history(struct hist *h)
     free(h->s);
 }
 
-/* Massif's default --alloc-fn list (FORMATS.md 1.5). */
-static bool is_alloc_fn(const char *fn)
-{
-    static const char *const names[] = {
-        "malloc", "calloc", "realloc", "memalign", "posix_memalign",
-        "valloc", "__builtin_new", "__builtin_vec_new",
-    };
-    size_t i;
-
-    if (!fn)
-        return false;
-    if (strncmp(fn, "operator new", 12) == 0)
-        return true;
-    for (i = 0; i < LP_ARRAY_SIZE(names); i++)
-        if (strcmp(fn, names[i]) == 0)
-            return true;
-    return false;
-}
-
 struct writer {
     struct lp_sym *sym;
     uint32_t nids;
-    uintptr_t **frames; /* [id] filtered frames, or NULL when not yet */
-    unsigned *nframes;
-    struct lp_snapshot_ctx *sorted; /* every context, sorted once */
-    uint32_t *sorted_id;            /* [i] the id of sorted[i] */
-    uint64_t *bytes;                /* [id] scratch, zero between trees */
+    struct lp_massif_contexts ctxs; /* built on the first tree */
+    bool have_ctxs;
+    struct lp_snapshot_index *ix; /* over ctxs, built with it */
+    uint64_t *bytes;    /* [id] scratch, zero between trees */
     char **labels;      /* scratch: strings of the last label() call */
     int nlabels;
 };
-
-/* The out-of-line function containing return address ip: a symbol
- * table lookup, no line table or inline expansion needed. */
-static const char *fn_at(struct writer *w, uintptr_t ip)
-{
-    return lp_sym_function(w->sym, ip, true);
-}
-
-/* Massif's per-stack filtering: drop our hook frame and the contiguous
- * allocation functions on top, drop frames of our own library (wrappers
- * of main and of thread start routines), cut below main (or below the
- * first below-main function when there is no main), keep depth frames. */
-static void filter_stack(struct writer *w, uint32_t id)
-{
-    struct lp_stack *s = lp_stack_get(id);
-    uintptr_t *out;
-    unsigned i = 1, k = 0, below = 0, j;
-    bool found_main = false;
-
-    w->nframes[id] = 0;
-    if (!s || s->nframes <= 1 ||
-        !(out = malloc(sizeof(*out) * s->nframes))) {
-        w->frames[id] = (uintptr_t *)w; /* computed: no frames */
-        return;
-    }
-    while (i < s->nframes && is_alloc_fn(fn_at(w, s->frames[i])))
-        i++;
-    for (; i < s->nframes; i++) {
-        uintptr_t ip = s->frames[i];
-        enum lp_fn_kind kind;
-
-        if (ip == 0 || lp_stack_is_self(ip))
-            continue;
-        out[k++] = ip;
-        kind = lp_sym_fn_kind(fn_at(w, ip));
-        if (kind == LP_FN_MAIN) {
-            found_main = true;
-            break;
-        }
-        if (kind == LP_FN_BELOW_MAIN && !below)
-            below = k;
-    }
-    if (!found_main && below)
-        k = below;
-    j = lp_config.depth > 0 ? (unsigned)lp_config.depth : 30;
-    if (k > j)
-        k = j;
-    w->frames[id] = out;
-    w->nframes[id] = k;
-}
 
 static int sym_label(void *ctx, uintptr_t ip, const char **out, int max)
 {
@@ -255,89 +187,38 @@ static int sym_label(void *ctx, uintptr_t ip, const char **out, int max)
     return w->nlabels;
 }
 
-struct sort_item {
-    struct lp_snapshot_ctx c;
-    uint32_t id;
-};
-
-static int cmp_item(const void *a, const void *b)
-{
-    const struct sort_item *x = a, *y = b;
-    unsigned i, n = x->c.nframes < y->c.nframes ? x->c.nframes : y->c.nframes;
-
-    for (i = 0; i < n; i++)
-        if (x->c.frames[i] != y->c.frames[i])
-            return x->c.frames[i] < y->c.frames[i] ? -1 : 1;
-    return (x->c.nframes > y->c.nframes) - (x->c.nframes < y->c.nframes);
-}
-
-/* Filter every context's stack and sort the contexts by their frames,
- * once: each snapshot's contexts are then a subsequence in tree order. */
-static int sort_contexts(struct writer *w)
-{
-    struct sort_item *it = malloc(sizeof(*it) * (w->nids + 1));
-    uint32_t id;
-
-    w->sorted = malloc(sizeof(*w->sorted) * (w->nids + 1));
-    w->sorted_id = malloc(sizeof(*w->sorted_id) * (w->nids + 1));
-    w->bytes = calloc(w->nids + 1, sizeof(*w->bytes));
-    if (!it || !w->sorted || !w->sorted_id || !w->bytes) {
-        free(it);
-        return -ENOMEM;
-    }
-    for (id = 1; id < w->nids; id++) {
-        filter_stack(w, id);
-        it[id - 1].c.frames = w->frames[id];
-        it[id - 1].c.nframes = w->nframes[id];
-        it[id - 1].c.bytes = 0;
-        it[id - 1].id = id;
-    }
-    if (w->nids > 1)
-        qsort(it, w->nids - 1, sizeof(*it), cmp_item);
-    for (id = 0; id + 1 < w->nids; id++) {
-        w->sorted[id] = it[id].c;
-        w->sorted_id[id] = it[id].id;
-    }
-    free(it);
-    return 0;
-}
-
 static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
                                       const struct lp_sched_snap *s)
 {
     const struct lp_massif_raw *t = s->tree;
-    struct lp_snapshot_ctx *c;
     struct lp_massif_node *root;
-    uint32_t i, e;
-    size_t n = 0;
+    uint32_t e;
 
-    if (!w->sorted && sort_contexts(w) != 0)
-        return NULL;
-    c = malloc(sizeof(*c) * (w->nids + 1));
-    if (!c)
-        return NULL;
+    if (!w->ix) {
+        if (!w->bytes && !(w->bytes = calloc(w->nids + 1, sizeof(*w->bytes))))
+            return NULL;
+        if (!w->have_ctxs &&
+            lp_massif_contexts_build(&w->ctxs, w->sym, w->nids) != 0)
+            return NULL;
+        w->have_ctxs = true;
+        w->ix = lp_snapshot_index_new(w->ctxs.sorted, w->ctxs.sorted_id,
+                                      w->nids - 1);
+        if (!w->ix)
+            return NULL;
+    }
     for (e = 0; e < t->nents; e++)
         if (t->e[e].id < w->nids)
             w->bytes[t->e[e].id] = t->e[e].bytes;
     /* Every context seen by the time of the snapshot, empty ones too
-     * (massif keeps them in the tree). */
-    for (i = 0; i + 1 < w->nids; i++) {
-        uint32_t id = w->sorted_id[i];
-
-        if (id > t->nstacks)
-            continue;
-        c[n] = w->sorted[i];
-        c[n].bytes = w->bytes[id];
-        n++;
-    }
+     * (massif keeps them in the tree): ids up to nstacks. */
+    root = lp_snapshot_build_tree_indexed(
+        m, w->ix, w->bytes, t->nstacks,
+        lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
+                        lp_config.threshold),
+        lp_config.threshold, sym_label, w);
     for (e = 0; e < t->nents; e++)
         if (t->e[e].id < w->nids)
             w->bytes[t->e[e].id] = 0;
-    root = lp_snapshot_build_tree_sorted(
-        m, c, n, lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
-                                 lp_config.threshold),
-        lp_config.threshold, sym_label, w);
-    free(c);
     return root;
 }
 
@@ -421,7 +302,6 @@ static int write_profile(unsigned seq, bool now)
     struct hist h = { 0, NULL };
     char *labels[LP_SYM_MAX_INLINE];
     size_t i;
-    uint32_t id;
     int rc;
 
     path[0] = '\0';
@@ -432,12 +312,10 @@ static int write_profile(unsigned seq, bool now)
         goto out;
     w.labels = labels;
     w.nids = lp_stack_count() + 1;
-    w.frames = calloc(w.nids, sizeof(*w.frames));
-    w.nframes = calloc(w.nids, sizeof(*w.nframes));
     make_desc(desc, sizeof(desc));
     m = lp_massif_new(desc, wr.cmd[0] ? wr.cmd : "???",
                       units[lp_massif_unit() <= LP_TIME_I ? lp_massif_unit() : 0]);
-    if (!m || !w.frames || !w.nframes) {
+    if (!m) {
         rc = -ENOMEM;
         goto out;
     }
@@ -466,13 +344,9 @@ out:
                 strerror(-rc));
     for (i = 0; i < (size_t)w.nlabels; i++)
         free(w.labels[i]);
-    for (id = 0; w.frames && id < w.nids; id++)
-        if (w.frames[id] != (uintptr_t *)&w)
-            free(w.frames[id]);
-    free(w.frames);
-    free(w.nframes);
-    free(w.sorted);
-    free(w.sorted_id);
+    lp_snapshot_index_free(w.ix);
+    if (w.have_ctxs)
+        lp_massif_contexts_free(&w.ctxs);
     free(w.bytes);
     if (w.sym)
         lp_leakcheck_sym_put();

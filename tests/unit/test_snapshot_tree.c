@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "preload/hot/snapshot.h"
+#include "preload/massif/contexts.h"
 #include "report/massif.h"
 
 /* "0xADDR: fADDR (t.c:ADDR)", or two labels (an inlined caller) for 0x77. */
@@ -134,6 +135,136 @@ static void test_snapshot_sig_follows_massif(void **state)
     assert_int_equal(lp_snapshot_sig(1000, 1016, 2.5), 25);
 }
 
+/* The writer's radix sort puts contexts in the comparison sort's order:
+ * many shared prefixes, equal contexts, empty ones, prefixes of others,
+ * groups large enough for the radix passes, addresses that differ in
+ * low, middle and high bytes. */
+static void test_contexts_sort_matches_comparison_sort(void **state)
+{
+    enum { N = 6000, MAXF = 12 };
+    static const uintptr_t alphabet[] = {
+        0x401000, 0x401001, 0x4010ff, 0x402000, 0x7f0000001234,
+        0x7f0000001235, 0x7fff00001234, 0x55550000aa00, 0x1, UINTPTR_MAX,
+    };
+    static uintptr_t frames[N][MAXF];
+    static struct lp_snapshot_ctx ctx[N + 1], want[N];
+    static uint32_t ord[N];
+    unsigned seed = 12345, i, k;
+
+    (void)state;
+    ctx[0] = (struct lp_snapshot_ctx){ NULL, 0, 0 };
+    for (i = 0; i < N; i++) {
+        unsigned n = (seed = seed * 1103515245u + 12345u) >> 16 & 15;
+        unsigned alpha = i < N / 2 ? 3 : 10; /* first half: long equal runs */
+
+        if (n > MAXF)
+            n = MAXF;
+        for (k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            frames[i][k] = alphabet[(seed >> 16) % alpha];
+        }
+        ctx[i + 1] = (struct lp_snapshot_ctx){ frames[i], n, i };
+        want[i] = ctx[i + 1];
+        ord[i] = i + 1;
+    }
+    lp_snapshot_sort_ctx(want, N);
+    assert_int_equal(lp_massif_contexts_sort(ctx, ord, N), 0);
+    for (i = 0; i < N; i++) {
+        const struct lp_snapshot_ctx *got = &ctx[ord[i]];
+
+        assert_int_equal(got->nframes, want[i].nframes);
+        for (k = 0; k < got->nframes; k++)
+            assert_true(got->frames[k] == want[i].frames[k]);
+    }
+    /* A permutation: every id once. */
+    for (i = 0; i < N; i++)
+        ctx[ord[i]].bytes = UINT64_MAX;
+    for (i = 1; i <= N; i++)
+        assert_true(ctx[i].bytes == UINT64_MAX);
+}
+
+/* Write root as the only snapshot of m; return the whole file. */
+static char *file_text(struct lp_massif *m, struct lp_massif_node *root,
+                       uint64_t heap)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    assert_non_null(root);
+    assert_int_equal(lp_massif_add_snapshot(m, 0, heap, 0, 0, LP_MASSIF_DETAILED, root), 0);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(lp_massif_write(m, f), 0);
+    fclose(f);
+    return buf;
+}
+
+/* The writer's indexed builder gives the sorted builder's tree for every
+ * snapshot of a file: one index, many byte sets and stack counts (later
+ * contexts absent), thresholds that keep and that merge groups,
+ * zero-byte contexts, and a node expanded in one tree reused in the next. */
+static void test_indexed_tree_matches_sorted_builder(void **state)
+{
+    enum { N = 800, MAXF = 6 };
+    static const uintptr_t alphabet[] = { 0x10, 0x20, 0x30, 0x77, 0x100 };
+    static uintptr_t frames[N][MAXF];
+    static struct lp_snapshot_ctx sorted[N], sub[N];
+    static uint32_t sorted_id[N];
+    static uint64_t bytes[N + 1];
+    struct lp_snapshot_index *ix;
+    unsigned seed = 777, i, k, round;
+
+    (void)state;
+    for (i = 0; i < N; i++) {
+        unsigned n = (seed = seed * 1103515245u + 12345u) >> 16;
+
+        n = n % (MAXF + 1);
+        for (k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            frames[i][k] = alphabet[(seed >> 16) % 5];
+        }
+        sorted[i] = (struct lp_snapshot_ctx){ frames[i], n, i + 1 };
+    }
+    /* Sort once, the writer's way; bytes carries the id along. */
+    lp_snapshot_sort_ctx(sorted, N);
+    for (i = 0; i < N; i++)
+        sorted_id[i] = (uint32_t)sorted[i].bytes;
+    ix = lp_snapshot_index_new(sorted, sorted_id, N);
+    assert_non_null(ix);
+    for (round = 0; round < 12; round++) {
+        uint32_t max_id = round == 0 ? N : 1 + (uint32_t)((round * 997u) % N);
+        double threshold = round % 3 == 0 ? 0.0 : round % 3 == 1 ? 1.0 : 10.0;
+        struct lp_massif *m1 = lp_massif_new("(none)", "./t", "B");
+        struct lp_massif *m2 = lp_massif_new("(none)", "./t", "B");
+        uint64_t heap = 0;
+        size_t n = 0;
+        char *a, *b;
+
+        for (i = 1; i <= N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            bytes[i] = i <= max_id && (seed >> 16) % 4 ? (seed >> 8) % 5000 : 0;
+            heap += bytes[i];
+        }
+        for (i = 0; i < N; i++)
+            if (sorted_id[i] <= max_id) {
+                sub[n] = sorted[i];
+                sub[n++].bytes = bytes[sorted_id[i]];
+            }
+        a = file_text(m1, lp_snapshot_build_tree_sorted(m1, sub, n,
+                          lp_snapshot_sig(heap, heap, threshold), threshold,
+                          label, NULL), heap);
+        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, bytes, max_id,
+                          lp_snapshot_sig(heap, heap, threshold), threshold,
+                          label, NULL), heap);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+        lp_massif_free(m1);
+        lp_massif_free(m2);
+    }
+    lp_snapshot_index_free(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +273,8 @@ int main(void)
         cmocka_unit_test(test_snapshot_tree_single_insignificant_place_is_singular),
         cmocka_unit_test(test_snapshot_tree_expands_inlined_frames_with_one_address),
         cmocka_unit_test(test_snapshot_sig_follows_massif),
+        cmocka_unit_test(test_contexts_sort_matches_comparison_sort),
+        cmocka_unit_test(test_indexed_tree_matches_sorted_builder),
     };
     return cmocka_run_group_tests_name("snapshot_tree", tests, NULL, NULL);
 }
