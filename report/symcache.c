@@ -157,7 +157,11 @@ int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
         return -1;
     for (i = 0; i < idlen; i++)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);
-    r = snprintf(path, pathlen, "%s/%s.sym", dir, hex);
+    /* One file per object and per libleakprof.so build: two builds used
+     * side by side (a bench against an older one, two checkouts) would
+     * otherwise throw each other's files away at every run, since a file
+     * is only trusted by the build that wrote it. */
+    r = snprintf(path, pathlen, "%s/%s.%.12s.sym", dir, hex, me.hex);
     if (r <= 0 || (size_t)r >= pathlen)
         return -1;
     /* Where the standard debuginfo search looks first. */

@@ -3,8 +3,9 @@
 #define LP_REPORT_SYMCACHE_H
 /*
  * symcache.h - what the symbolizer learnt about one object file, kept
- * across processes: a file per build-id under $XDG_CACHE_HOME/leakprof
- * (else ~/.cache/leakprof) holding, per address offset in the object,
+ * across processes: a file per object build-id and libleakprof.so build
+ * (OBJID.OURID12.sym) under $XDG_CACHE_HOME/leakprof (else
+ * ~/.cache/leakprof) holding, per address offset in the object,
  * the resolved frames (function, linkage name, file, line, inlined) or
  * only the out-of-line function's name. A 20-process `make` then reads
  * the C library's compressed debug info once, not 20 times.

@@ -29,7 +29,7 @@ XDG_CACHE_HOME=$cache run_lp "$WORK/warm.txt" "" "$SAMPLES/slow_app"
 check "warm cache: the same report" diff <(lp_filter <"$WORK/cold.txt") <(lp_filter <"$WORK/warm.txt")
 # Proof that the warm run reads it: a name planted in slow_app's file shows.
 bid=$(readelf -n "$SAMPLES/slow_app" 2>/dev/null | awk '/Build ID/ {print $3}')
-sed -i 's/leaky_function/planted_function/g' "$cache/leakprof/$bid.sym" 2>/dev/null
+sed -i 's/leaky_function/planted_function/g' "$cache/leakprof/$bid".*.sym 2>/dev/null
 XDG_CACHE_HOME=$cache run_lp "$WORK/planted.txt" "" "$SAMPLES/slow_app"
 check "warm run names frames from the cache" grep -q 'planted_function (slow_app.c:20)' "$WORK/planted.txt"
 rm -rf "$cache"
