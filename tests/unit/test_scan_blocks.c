@@ -40,6 +40,24 @@ static void remove_all(const uintptr_t *a, size_t n)
     assert_int_equal(lp_table_count(), 0);
 }
 
+/* Drop repeated addresses (mix may repeat one: the first stays); the new
+ * count. The table serves as the set, and is left empty. */
+static size_t distinct(uintptr_t *a, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (lp_table_find(a[i], NULL) == 0) {
+            a[i] = a[--n];
+            i--;
+            continue;
+        }
+        assert_int_equal(lp_table_insert(a[i], 1, 1, NULL), 0);
+    }
+    remove_all(a, n);
+    return n;
+}
+
 /* Collect and compare with what was inserted. */
 static void check(const uintptr_t *a, size_t n)
 {
@@ -83,18 +101,7 @@ static void test_scan_blocks_heap_like_addresses_by_rank(void **state)
     for (i = 0; i < n; i++)
         a[i] = (i & 1 ? 0x7f1200000000ull : 0x555500000000ull) +
                ((mix(i) & 0xffffff) << 8) + 16 * (i & 7);
-    /* (mix may repeat an address: keep the first) */
-    for (i = 0; i < n; i++) {
-        struct lp_block b;
-
-        if (lp_table_find(a[i], &b) == 0) {
-            a[i] = a[--n];
-            i--;
-            continue;
-        }
-        assert_int_equal(lp_table_insert(a[i], 1, 1, NULL), 0);
-    }
-    remove_all(a, n);
+    n = distinct(a, n);
     check(a, n);
     check(a, 1);
     check(a, 2);
@@ -115,17 +122,7 @@ static void test_scan_blocks_full_span_falls_back_to_lookups(void **state)
     a[1] = 0xffffffffffffull;
     for (i = 2; i < n; i++)
         a[i] = ((mix(i) & 0x7fffffffffffull) | 1) + 2;
-    for (i = 0; i < n; i++) {
-        struct lp_block b;
-
-        if (lp_table_find(a[i], &b) == 0) {
-            a[i] = a[--n];
-            i--;
-            continue;
-        }
-        assert_int_equal(lp_table_insert(a[i], 1, 1, NULL), 0);
-    }
-    remove_all(a, n);
+    n = distinct(a, n);
     check(a, n);
     free(a);
 }
