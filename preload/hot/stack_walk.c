@@ -109,7 +109,9 @@ static struct {
  */
 #define MEMO 48
 #define MEMO_BPK ((uint64_t)1 << 8) /* in entry.rule: rbp was known */
-#define KEYS 64
+#define KEYS 128 /* SETS sets of WAYS memos */
+#define WAYS 8
+#define SETS (KEYS / WAYS)
 #define KEY_FRAME 3
 struct memo_entry {
     uintptr_t sp, pc, bp;
@@ -345,11 +347,12 @@ static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
 
 /* A walk's slot: its frame KEY_FRAME's state hashed (the stack pointer's
  * low bits are mostly alignment: multiply, take the top bits). */
-static inline unsigned key_of(const struct memo_entry *e)
+static inline unsigned set_of(const struct memo_entry *e)
 {
-    return (unsigned)(((e->sp ^ (e->pc << 9)) * 0x9e3779b97f4a7c15ull) >> 58);
+    return (unsigned)(((e->sp ^ (e->pc << 9)) * 0x9e3779b97f4a7c15ull) >> 60) *
+           WAYS;
 }
-_Static_assert(KEYS == 64, "key_of takes 6 bits");
+_Static_assert(SETS == 16, "set_of takes 4 bits");
 _Static_assert(MEMO < 64, "bp_reads has a bit an entry");
 
 /* The walk just filled found the frames was found: the same stack. */
@@ -477,24 +480,37 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
             break;
         }
         if (n == KEY_FRAME + 1 && area) {
-            /* The program's frame: the latest walk that was here. */
+            /* The program's frame: the latest walks that were here. */
             struct memo_entry here = {sp, pc, bp, 0};
-            struct memo *c = area->slot[key_of(&here)];
+            struct memo **set = &area->slot[set_of(&here)];
+            const struct memo *first = NULL;
+            unsigned w;
 
-            if (c && c->gen == gen && c->n > KEY_FRAME &&
-                c->e[KEY_FRAME].sp == sp && c->e[KEY_FRAME].pc == pc) {
+            for (w = 0; w < WAYS; w++) {
+                struct memo *c = set[w];
+
+                if (!c || c->gen != gen || c->n <= KEY_FRAME ||
+                    c->e[KEY_FRAME].sp != sp || c->e[KEY_FRAME].pc != pc)
+                    continue;
+                if (!first)
+                    first = c;
                 if (!all_frames && c->id && c->max == max &&
                     (!c->needs_bp || (c->e[KEY_FRAME].bp == bp &&
                                       (c->e[KEY_FRAME].rule & MEMO_BPK) == bpk)) &&
                     still_there(c, lo)) {
                     /* That walk again: its frames and its id. */
+                    for (; w > 0; w--)
+                        set[w] = set[w - 1];
+                    set[0] = c;
                     area->spare = fill;
                     area->prev = c;
                     *out = c;
                     return c->frames;
                 }
-                old = c;
-                old_n = c->n;
+            }
+            if (first && first != old) {
+                old = first;
+                old_n = first->n;
                 j = KEY_FRAME;
             }
         }
@@ -582,14 +598,21 @@ done:
         fill->fin_val = fin_val;
         fill->id = 0;
         if (k > KEY_FRAME) {
-            struct memo **at = &area->slot[key_of(&fill->e[KEY_FRAME])];
-            struct memo *was = *at;
+            /* First in its set, in place of a walk with the same frames
+             * (whose id it takes) or else of the least recent one. */
+            struct memo **set = &area->slot[set_of(&fill->e[KEY_FRAME])];
+            unsigned w;
 
-            if (was && same_frames(was, fill))
-                fill->id = was->id;
+            for (w = 0; w < WAYS - 1; w++)
+                if (set[w] && same_frames(set[w], fill))
+                    break;
+            if (set[w] && same_frames(set[w], fill))
+                fill->id = set[w]->id;
             note_bp_use(fill);
-            *at = fill;
-            area->spare = was;
+            area->spare = set[w];
+            for (; w > 0; w--)
+                set[w] = set[w - 1];
+            set[0] = fill;
             area->prev = fill;
             *out = fill;
         } else {
