@@ -301,13 +301,17 @@ uint32_t lp_stack_capture(void)
      * the hook, depth callers, and 3 below main so that main's cut is
      * seen even on a stack exactly depth deep. */
     int want = lp_config.depth + 8, n, i, j, k;
+    uint32_t *known = NULL, id;
 
     if (want > (int)LP_ARRAY_SIZE(buf))
         want = LP_ARRAY_SIZE(buf);
-    if (lp_config.unwind_fp)
+    if (lp_config.unwind_fp) {
         n = fp_backtrace(buf, want);
-    else
-        n = lp_unwind_backtrace(buf, want);
+    } else {
+        n = lp_unwind_capture(buf, want, &known);
+        if (known && *known)
+            return *known; /* these very frames were interned before */
+    }
     /* Skip our own frames, keeping the outermost one: the hook. */
     for (i = 0; i < n && lp_stack_is_self((uintptr_t)buf[i]); i++)
         ;
@@ -321,7 +325,10 @@ uint32_t lp_stack_capture(void)
     n = k < n ? k : n;
     if (n - i > lp_config.depth + 4)
         n = i + lp_config.depth + 4;
-    return lp_stack_intern((const uintptr_t *)(buf + i), n - i);
+    id = lp_stack_intern((const uintptr_t *)(buf + i), n - i);
+    if (known)
+        *known = id;
+    return id;
 }
 
 struct lp_stack *lp_stack_get(uint32_t id)

@@ -26,6 +26,11 @@
  * stack; returns how many. max is at most LP_UNWIND_MAX. */
 #define LP_UNWIND_MAX 300
 int lp_unwind_backtrace(void **buf, int max);
+/* The same, and *id: where the stack id of exactly these frames is kept
+ * for the next walk that finds them (0 until the caller stores it there),
+ * or NULL. A walk that repeats one the thread made earlier from the same
+ * call site and depth finds the id its capture stored then. */
+int lp_unwind_capture(void **buf, int max, uint32_t **id);
 
 /* The calling thread runs on the stack [lo, hi) (thread_registry.c, at thread
  * start). Walks never read outside it; a thread that never said so (and

@@ -154,12 +154,23 @@ void lp_table_prefetch(uintptr_t addr)
  * million live blocks) and each probe misses the TLB as well as the cache.
  */
 #define BIG_ARRAY ((size_t)2 << 20)
+/* From 16 KiB on, map the pages in one call even without huge pages: a
+ * grow writes all of them at once anyway, and in a VM each first-touch
+ * trap costs microseconds (python3: 1.5% of its run was the faults of
+ * slot arrays of 24-768 KiB). */
+#define POPULATE_FROM ((size_t)16 << 10)
 static void back_big(void *p, size_t size)
 {
-    if (size < BIG_ARRAY)
-        return;
-    (void)madvise(p, size, MADV_HUGEPAGE);
-    (void)madvise(p, size, MADV_POPULATE_WRITE);
+    if (size >= BIG_ARRAY)
+        (void)madvise(p, size, MADV_HUGEPAGE);
+    if (size >= POPULATE_FROM) {
+        /* The arena's smaller blocks need not start on a page. */
+        uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
+
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    }
 }
 
 /* The old array's pages already copied, given back while the copy goes

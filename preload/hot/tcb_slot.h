@@ -47,9 +47,9 @@ struct lp_tcb_slot {
     uint64_t sample_rng;  /* sample.c: its generator's state (0: unseeded) */
     unsigned in_libc;     /* guard.h: inside the real allocator or fork */
     bool fork_guard;      /* fork.c: the forking thread's guard */
-    unsigned char unw_state, unw_memo_now; /* stack_walk.c */
+    unsigned char unw_state; /* stack_walk.c */
     uintptr_t unw_lo, unw_hi;              /* stack_walk.c: this thread's stack */
-    void *unw_memos;      /* stack_walk.c: its memo of the previous walk */
+    void *unw_memos;      /* stack_walk.c: its memos of earlier walks */
     struct lp_freed_lane *freed_lane; /* freed.c: its recently-freed lane */
     struct lp_massif_local *massif_local; /* massif_count.c: pending */
     struct lp_stack_local *stack_local;   /* stack_count.c: its cache */
@@ -79,7 +79,6 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.in_libc = 0;
     lp_self.fork_guard = false;
     lp_self.unw_state = 0;
-    lp_self.unw_memo_now = 0;
     lp_self.unw_lo = lp_self.unw_hi = 0;
     lp_self.unw_memos = NULL;
     lp_self.freed_lane = NULL;

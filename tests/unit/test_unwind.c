@@ -27,17 +27,43 @@ struct pair {
     void *a[MAXF], *b[MAXF];
     int na, nb;
     int max;
+    bool by_id; /* through lp_unwind_capture, ids from known[] */
 };
 
+/* lp_unwind_capture's ids, as stack.c would store them: here an index
+ * into the frames each stood for when it was stored. */
+#define KNOWN 4096
+static struct known {
+    void *f[MAXF];
+    int n;
+} ids[KNOWN];
+static uint32_t nknown, known_hits;
+
 /* Both captures from one frame: a[0] and b[0] are two return addresses
- * into this function, everything above them must be equal. */
+ * into this function, everything above them must be equal. With by_id,
+ * a walk that answers with an id stands for the frames of the walk that
+ * stored it: those must be what libunwind finds now. */
 static __attribute__((noinline)) void capture_pair(struct pair *p)
 {
     int max = p->max ? p->max : MAXF;
+    uint32_t *id = NULL;
 
-    p->na = lp_unwind_backtrace(p->a, max);
+    if (p->by_id)
+        p->na = lp_unwind_capture(p->a, max, &id);
+    else
+        p->na = lp_unwind_backtrace(p->a, max);
     p->nb = unw_backtrace(p->b, max);
     __asm__ volatile("" ::: "memory");
+    if (id && *id) {
+        assert_true(*id <= nknown);
+        assert_int_equal(p->na, ids[*id - 1].n);
+        memcpy(p->a + 1, ids[*id - 1].f + 1, (p->na - 1) * sizeof(void *));
+        known_hits++;
+    } else if (id && nknown < KNOWN) {
+        ids[nknown].n = p->na;
+        memcpy(ids[nknown].f, p->a, p->na * sizeof(void *));
+        *id = ++nknown;
+    }
 }
 
 static void assert_same(const struct pair *p)
@@ -187,6 +213,35 @@ static void test_unwind_changing_head_over_shared_tail(void **state)
         assert_same(&p);
     }
     assert_int_equal(lp_unwind_fallback_count(), fb);
+}
+
+/* A walk from a call site and depth it was made from before can answer
+ * with the id of that walk's stack (stack.c then neither walks on nor
+ * interns): same heads and tails as above, the same site at the same
+ * depth under different callers, limits that change, and every id must
+ * stand for exactly the frames libunwind finds. */
+static void test_unwind_capture_ids_stand_for_the_same_frames(void **state)
+{
+    static struct pair p;
+    int i;
+    uint64_t fb = lp_unwind_fallback_count();
+
+    (void)state;
+    nknown = known_hits = 0;
+    for (i = 0; i < 600; i++) {
+        memset(&p, 0, sizeof(p));
+        p.by_id = true;
+        p.max = i % 5 == 0 ? 20 + i % 30 : 0;
+        if (i % 4 == 3)
+            through_o2_nofp(&p, i % 9);
+        else
+            tail_a(&p, 30 + (i / 200), i % 17);
+        assert_same(&p);
+    }
+    assert_int_equal(lp_unwind_fallback_count(), fb);
+    /* Else equality proved nothing about the ids. */
+    assert_true(known_hits > 100);
+    assert_true(nknown > 20);
 }
 
 static void test_unwind_truncates_at_max_as_libunwind(void **state)
@@ -439,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_unwind_alternating_paths_match_libunwind),
         cmocka_unit_test(test_unwind_truncates_at_max_as_libunwind),
         cmocka_unit_test(test_unwind_changing_head_over_shared_tail),
+        cmocka_unit_test(test_unwind_capture_ids_stand_for_the_same_frames),
         cmocka_unit_test(test_unwind_qsort_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_bsearch_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_signal_frame_matches_libunwind),
