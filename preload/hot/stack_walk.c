@@ -369,6 +369,20 @@ static inline uint64_t key_of(uintptr_t sp, uintptr_t pc)
 _Static_assert(SETS == 16, "SET_OF takes 4 bits");
 _Static_assert(MEMO < 64, "bp_reads has a bit an entry");
 
+/* Put m first in its set, in place of way w (the ways before it move
+ * down one), as the thread's latest walk. */
+static inline void to_front(struct thread_area *area, struct memo_set *set,
+                            unsigned w, uint32_t tag, struct memo *m)
+{
+    for (; w > 0; w--) {
+        set->tag[w] = set->tag[w - 1];
+        set->m[w] = set->m[w - 1];
+    }
+    set->tag[0] = tag;
+    set->m[0] = m;
+    area->prev = m;
+}
+
 /* The walk just filled found the frames was found: the same stack. */
 static inline bool same_frames(const struct memo *was, const struct memo *now)
 {
@@ -516,14 +530,8 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                                       (c->e[KEY_FRAME].rule & MEMO_BPK) == bpk)) &&
                     still_there(c, lo)) {
                     /* That walk again: its frames and its id. */
-                    for (; w > 0; w--) {
-                        set->tag[w] = set->tag[w - 1];
-                        set->m[w] = set->m[w - 1];
-                    }
-                    set->tag[0] = TAG_OF(key);
-                    set->m[0] = c;
+                    to_front(area, set, w, TAG_OF(key), c);
                     area->spare = fill;
-                    area->prev = c;
                     *out = c;
                     return c->frames;
                 }
@@ -631,13 +639,7 @@ done:
                 fill->id = set->m[w]->id;
             note_bp_use(fill);
             area->spare = set->m[w];
-            for (; w > 0; w--) {
-                set->tag[w] = set->tag[w - 1];
-                set->m[w] = set->m[w - 1];
-            }
-            set->tag[0] = TAG_OF(key);
-            set->m[0] = fill;
-            area->prev = fill;
+            to_front(area, set, w, TAG_OF(key), fill);
             *out = fill;
         } else {
             area->spare = fill;
