@@ -462,9 +462,10 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], lo = sp, hi;
     const struct rules *t = lp_load_acquire(&unwind.now);
     struct thread_area *area = lp_self.unw_memos;
-    const struct memo *old = NULL;
+    const struct memo *old = NULL, *pv = NULL; /* pv: the previous walk */
     struct memo *fill = NULL;
     unsigned gen = lp_load_acquire(&unwind.gen), old_n = 0, j = 0, k = MEMO;
+    unsigned pv_n = 0;
     uintptr_t fin_at = 0, fin_val = 0;
     uint64_t bpk = MEMO_BPK; /* rbp known */
     int n = 0;
@@ -490,9 +491,9 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
         if (fill) {
             area->spare = NULL;
             k = 0;
-            old = area->prev;
+            old = pv = area->prev;
             if (old && old->gen == gen)
-                old_n = old->n;
+                old_n = pv_n = old->n;
         } else {
             area = NULL;
         }
@@ -577,6 +578,12 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
             /* Only rbp differs (a register the frame's code uses for
              * data): the rule is the return address's all the same. */
             rule = old->e[j].rule & ~MEMO_BPK;
+        } else if (n - 1 < (int)pv_n && pv->e[n - 1].pc == pc) {
+            /* The previous walk had this return address at this depth
+             * of the walk, in another state: our own frames, mostly,
+             * over a program that allocates at another stack depth. The
+             * rule depends on the address alone. */
+            rule = pv->e[n - 1].rule & ~MEMO_BPK;
         } else {
             rule = rule_of(t, pc);
         }
