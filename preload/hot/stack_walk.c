@@ -120,10 +120,6 @@ static struct {
 #define WAYS 8
 #define SETS (KEYS / WAYS)
 #define KEY_FRAME 3
-struct memo_entry {
-    uintptr_t sp, pc, bp;
-    uint64_t rule; /* | MEMO_BPK */
-};
 struct memo {
     unsigned n; /* entries */
     unsigned gen;
@@ -133,7 +129,10 @@ struct memo {
     uint32_t id;       /* its stack id, once the capture told us */
     bool needs_bp;     /* from KEY_FRAME on it used that frame's rbp */
     uint64_t bp_reads; /* bit i: the rbp frame i read off the stack mattered */
-    struct memo_entry e[MEMO];
+    /* Frame i's state on entry and its rule (| MEMO_BPK), one array a
+     * field: the fast check streams through sp and pc only. */
+    uintptr_t sp[MEMO], pc[MEMO], bp[MEMO];
+    uint64_t rule[MEMO];
 };
 /* Per thread (tcb_slot.h holds a pointer: the TCB area is too small for
  * them): in the thread's registry record, the main thread's here, none
@@ -392,7 +391,7 @@ static inline bool same_frames(const struct memo *was, const struct memo *now)
         was->max != now->max || was->last_pc != now->last_pc)
         return false;
     for (i = 0; i < now->n; i++)
-        if (was->e[i].pc != now->e[i].pc)
+        if (was->pc[i] != now->pc[i])
             return false;
     return true;
 }
@@ -408,14 +407,13 @@ static inline bool still_there(const struct memo *x, uintptr_t lo)
     unsigned i;
 
     for (i = KEY_FRAME + 1; i < x->n; i++) {
-        const struct memo_entry *e = &x->e[i];
         uintptr_t at;
 
-        if (*(const uintptr_t *)(e->sp - 8) != e->pc)
+        if (*(const uintptr_t *)(x->sp[i] - 8) != x->pc[i])
             return false;
         if ((x->bp_reads >> i) & 1) {
-            at = e->sp + LP_RULE_RBP_OFF(e[-1].rule);
-            if (at < lo || *(const uintptr_t *)at != e->bp)
+            at = x->sp[i] + LP_RULE_RBP_OFF(x->rule[i - 1]);
+            if (at < lo || *(const uintptr_t *)at != x->bp[i])
                 return false;
         }
     }
@@ -435,7 +433,7 @@ static void note_bp_use(struct memo *m)
 
     m->bp_reads = 0;
     for (i = m->n; i-- > KEY_FRAME;) {
-        uint64_t r = m->e[i].rule;
+        uint64_t r = m->rule[i];
 
         if (r & (LP_RULE_RBP_SAVED | LP_RULE_RBP_LOST)) {
             if (need && (r & LP_RULE_RBP_SAVED))
@@ -521,14 +519,14 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                 if (set->tag[w] != TAG_OF(key))
                     continue;
                 c = set->m[w];
-                if (c->gen != gen || c->e[KEY_FRAME].sp != sp ||
-                    c->e[KEY_FRAME].pc != pc)
+                if (c->gen != gen || c->sp[KEY_FRAME] != sp ||
+                    c->pc[KEY_FRAME] != pc)
                     continue;
                 if (!first)
                     first = c;
                 if (!all_frames && c->id && c->max == max &&
-                    (!c->needs_bp || (c->e[KEY_FRAME].bp == bp &&
-                                      (c->e[KEY_FRAME].rule & MEMO_BPK) == bpk)) &&
+                    (!c->needs_bp || (c->bp[KEY_FRAME] == bp &&
+                                      (c->rule[KEY_FRAME] & MEMO_BPK) == bpk)) &&
                     still_there(c, lo)) {
                     /* That walk again: its frames and its id. */
                     to_front(area, set, w, TAG_OF(key), c);
@@ -543,55 +541,60 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                 j = KEY_FRAME;
             }
         }
-        while (j < old_n && old->e[j].sp < sp)
+        while (j < old_n && old->sp[j] < sp)
             j++;
-        if (j < old_n && old->e[j].sp == sp && old->e[j].pc == pc &&
-            old->e[j].bp == bp && (old->e[j].rule & MEMO_BPK) == bpk) {
+        if (j < old_n && old->sp[j] == sp && old->pc[j] == pc &&
+            old->bp[j] == bp && (old->rule[j] & MEMO_BPK) == bpk) {
             /* The state the previous walk had here: replay it while the
              * words it read are unchanged. */
             for (; j + 1 < old_n; j++) {
-                const struct memo_entry *e = &old->e[j], *nx = e + 1;
-                uintptr_t at;
+                uint64_t r = old->rule[j];
+                uintptr_t at, nsp = old->sp[j + 1], npc = old->pc[j + 1];
 
-                if (*(const uintptr_t *)(nx->sp - 8) != nx->pc)
+                if (*(const uintptr_t *)(nsp - 8) != npc)
                     break;
-                if (e->rule & LP_RULE_RBP_SAVED) {
-                    at = nx->sp + LP_RULE_RBP_OFF(e->rule);
-                    if (at < lo || *(const uintptr_t *)at != nx->bp)
+                if (r & LP_RULE_RBP_SAVED) {
+                    at = nsp + LP_RULE_RBP_OFF(r);
+                    if (at < lo || *(const uintptr_t *)at != old->bp[j + 1])
                         break;
                 }
-                if (k < MEMO)
-                    fill->e[k++] = *e;
-                buf[n++] = (void *)nx->pc;
+                if (k < MEMO) {
+                    fill->sp[k] = old->sp[j];
+                    fill->pc[k] = old->pc[j];
+                    fill->bp[k] = old->bp[j];
+                    fill->rule[k] = r;
+                    k++;
+                }
+                buf[n++] = (void *)npc;
                 if (n == max) {
-                    fin_at = nx->sp - 8;
-                    fin_val = nx->pc;
+                    fin_at = nsp - 8;
+                    fin_val = npc;
                     goto done;
                 }
             }
-            /* Here the state is old->e[j]'s. */
-            sp = old->e[j].sp;
-            pc = old->e[j].pc;
-            bp = old->e[j].bp;
-            rule = old->e[j].rule & ~MEMO_BPK;
-        } else if (j < old_n && old->e[j].sp == sp && old->e[j].pc == pc) {
+            /* Here the state is old's at j. */
+            sp = old->sp[j];
+            pc = old->pc[j];
+            bp = old->bp[j];
+            rule = old->rule[j] & ~MEMO_BPK;
+        } else if (j < old_n && old->sp[j] == sp && old->pc[j] == pc) {
             /* Only rbp differs (a register the frame's code uses for
              * data): the rule is the return address's all the same. */
-            rule = old->e[j].rule & ~MEMO_BPK;
-        } else if (n - 1 < (int)pv_n && pv->e[n - 1].pc == pc) {
+            rule = old->rule[j] & ~MEMO_BPK;
+        } else if (n - 1 < (int)pv_n && pv->pc[n - 1] == pc) {
             /* The previous walk had this return address at this depth
              * of the walk, in another state: our own frames, mostly,
              * over a program that allocates at another stack depth. The
              * rule depends on the address alone. */
-            rule = pv->e[n - 1].rule & ~MEMO_BPK;
+            rule = pv->rule[n - 1] & ~MEMO_BPK;
         } else {
             rule = rule_of(t, pc);
         }
         if (k < MEMO) {
-            fill->e[k].sp = sp;
-            fill->e[k].pc = pc;
-            fill->e[k].bp = bp;
-            fill->e[k].rule = rule | bpk;
+            fill->sp[k] = sp;
+            fill->pc[k] = pc;
+            fill->bp[k] = bp;
+            fill->rule[k] = rule | bpk;
             k++;
         }
         if (LP_UNLIKELY(LP_RULE_KIND(rule) != LP_RULE_FRAME)) {
@@ -635,7 +638,7 @@ done:
         if (k > KEY_FRAME) {
             /* First in its set, in place of a walk with the same frames
              * (whose id it takes) or else of the least recent one. */
-            uint64_t key = key_of(fill->e[KEY_FRAME].sp, fill->e[KEY_FRAME].pc);
+            uint64_t key = key_of(fill->sp[KEY_FRAME], fill->pc[KEY_FRAME]);
             struct memo_set *set = &area->set[SET_OF(key)];
             unsigned w;
 
