@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stack_walk.c - the stack walker and its cache of unwind rules.
+ * stack_walk.c - the stack walker, and its memos of earlier walks.
  *
  * Why not libunwind on every allocation: unw_backtrace costs 8-23 ns a
  * frame (quiet to loaded machine; this walk 3.5-4 and 10-12), and on a
@@ -9,24 +9,16 @@
  * callback while another thread allocates deadlocks.
  *
  * The walk: start from our own frame (frame pointer, return address),
- * and per frame look up the rule of its return address, compute the CFA
- * from rsp or rbp, read the caller's return address at CFA-8 and, if the
- * frame saved it, the caller's rbp; the caller's rsp is the CFA. Stop at
- * max frames, at an undefined return address (the outermost frame, as
- * _start and clone mark it) or at a return address below 0x4000 - where
- * libunwind stops. Every read is checked to lie in the thread's stack,
- * above where the walk began. Anything else - an unknown thread, a stack
- * that is not the thread's (sigaltstack, a coroutine), a rule that is
- * FALLBACK - and the whole capture goes to unw_backtrace instead.
- *
- * The cache: open addressing on the return address, slots of two words
- * written once: a writer claims an empty slot with a CAS (key 0 -> BUSY),
- * writes the rule, then publishes the key with a release store; a reader
- * that sees its key with an acquire load reads a rule that never changes
- * again. Slots are only ever retired (TOMB, after dlclose), never reused,
- * so there is no tearing and no lock. When half full the table is copied
- * into one four times larger; old tables stay mapped (a reader may still
- * be in one), a geometric series bounded by the last table's size.
+ * and per frame look up the rule of its return address (unwind_rules.h),
+ * compute the CFA from rsp or rbp, read the caller's return address at
+ * CFA-8 and, if the frame saved it, the caller's rbp; the caller's rsp is
+ * the CFA. Stop at max frames, at an undefined return address (the
+ * outermost frame, as _start and clone mark it) or at a return address
+ * below 0x4000 - where libunwind stops. Every read is checked to lie in
+ * the thread's stack, above where the walk began. Anything else - an
+ * unknown thread, a stack that is not the thread's (sigaltstack, a
+ * coroutine), a rule that is FALLBACK - and the whole capture goes to
+ * libunwind instead.
  * Context: HOT.
  */
 #include "preload/hot/stack_walk.h"
@@ -37,42 +29,18 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-#include <link.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "preload/hot/arena.h"
 #include "preload/hot/cfi.h"
-#include "preload/life/config.h"
 #include "preload/hot/guard.h"
+#include "preload/hot/unwind_rules.h"
+#include "preload/life/config.h"
 
-enum { KEY_EMPTY = 0, KEY_BUSY = 1, KEY_TOMB = 2 };
-#define PROBES 16
-#define FIRST_BITS 13 /* 8192 slots, 128 KiB */
-#define MAX_BITS 21   /* 2M slots, 32 MiB */
 #define MAIN_STACK_MAX ((uintptr_t)1 << 30)
 
-struct slot {
-    uint64_t key; /* return address, or KEY_* */
-    uint64_t rule;
-};
-
-struct rules {
-    unsigned bits;
-    uint64_t mask;
-    uint64_t used; /* slots claimed, tombstones included */
-    uint64_t pad;
-    struct slot slots[];
-};
-
-static struct {
-    struct rules *now; /* acquire/release */
-    int growing; /* a table copy or a forget runs; copies do not wait */
-    uint64_t fallbacks;
-    unsigned long long subs; /* objects unloaded, at the last forget */
-    unsigned gen;            /* bumped when code was unloaded */
-} unwind;
+static uint64_t fallbacks; /* captures handed to libunwind */
 
 /* The calling thread's stack; state 0: not looked at, 1: known, 2: not
  * known (libunwind walks it). */
@@ -195,123 +163,6 @@ static LP_COLD void probe_stack(void)
     lp_unwind_set_thread_stack(hi - size, hi, &main_area);
 }
 
-/* Cheap on purpose: the lookup is on the walk's critical path (hash,
- * load key, load rule, load the return address, next frame), and return
- * addresses already differ in their low bits. */
-static inline size_t slot_of(uint64_t key, uint64_t mask)
-{
-    return (size_t)((key ^ (key >> 13)) & mask);
-}
-
-static struct rules *rules_new(unsigned bits)
-{
-    struct rules *t = lp_arena_alloc(sizeof(struct rules) +
-                                     (sizeof(struct slot) << bits));
-
-    if (t) {
-        t->bits = bits;
-        t->mask = ((uint64_t)1 << bits) - 1;
-    }
-    return t;
-}
-
-/* Insert into t; false when no slot was free within PROBES. */
-static bool rules_put(struct rules *t, uint64_t key, uint64_t rule)
-{
-    size_t mask = t->mask, i = slot_of(key, mask);
-    unsigned n;
-
-    for (n = 0; n < PROBES; n++, i = (i + 1) & mask) {
-        struct slot *s = &t->slots[i];
-        uint64_t k = lp_load_acquire(&s->key);
-
-        if (k == key)
-            return true;
-        if (k != KEY_EMPTY)
-            continue;
-        if (!lp_cas(&s->key, &k, (uint64_t)KEY_BUSY)) {
-            if (k == key)
-                return true;
-            continue;
-        }
-        lp_store_relaxed(&s->rule, rule);
-        lp_store_release(&s->key, key);
-        lp_add_relaxed(&t->used, 1);
-        return true;
-    }
-    return false;
-}
-
-/* Copy t into a table four times larger and publish it. */
-static LP_COLD void rules_grow(struct rules *t)
-{
-    struct rules *g;
-    size_t i;
-    int expect = 0;
-
-    if (t->bits >= MAX_BITS || !lp_cas(&unwind.growing, &expect, 1))
-        return;
-    g = rules_new(t->bits + 2);
-    if (g) {
-        for (i = 0; i < ((size_t)1 << t->bits); i++) {
-            uint64_t k = lp_load_acquire(&t->slots[i].key);
-
-            if (k > KEY_TOMB)
-                rules_put(g, k, t->slots[i].rule);
-        }
-        lp_store_release(&unwind.now, g);
-    }
-    lp_store_release(&unwind.growing, 0);
-}
-
-static LP_COLD uint64_t rule_miss(uint64_t ra)
-{
-    struct rules *t = lp_load_acquire(&unwind.now);
-    uint64_t rule = lp_cfi_rule(ra);
-
-    if (t == NULL) {
-        struct rules *fresh = rules_new(FIRST_BITS), *expect = NULL;
-
-        if (fresh == NULL)
-            return rule;
-        if (lp_cas(&unwind.now, &expect, fresh))
-            t = fresh;
-        else {
-            lp_arena_free(fresh, sizeof(struct rules) +
-                                     (sizeof(struct slot) << FIRST_BITS));
-            t = expect;
-        }
-    }
-    if (!rules_put(t, ra, rule) ||
-        lp_load_relaxed(&t->used) * 2 > ((uint64_t)1 << t->bits))
-        rules_grow(t);
-    return rule;
-}
-
-/* t: the table as the walk began (a miss may publish a bigger one; the
- * next walk uses it). */
-static inline uint64_t rule_of(const struct rules *t, uint64_t ra)
-{
-    size_t mask = t->mask, i = slot_of(ra, mask);
-    unsigned n;
-
-    for (n = 0; n < PROBES; n++, i = (i + 1) & mask) {
-        uint64_t k = lp_load_acquire(&t->slots[i].key);
-
-        if (k == ra)
-            return lp_load_relaxed(&t->slots[i].rule);
-        if (k == KEY_EMPTY)
-            break;
-    }
-    return rule_miss(ra);
-}
-
-/* A table of one empty slot, for walks before the first rule exists. */
-static const union {
-    struct rules r;
-    char bytes[sizeof(struct rules) + sizeof(struct slot)];
-} no_rules;
-
 /*
  * The whole capture by libunwind, from lp_unwind_backtrace's frame: frame
  * 0 is here, frame 1 returns into lp_unwind_backtrace, frame 2 into its
@@ -334,7 +185,7 @@ static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
     unw_cursor_t cur;
     int m = 0;
 
-    lp_add_relaxed(&unwind.fallbacks, 1);
+    lp_add_relaxed(&fallbacks, 1);
     if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
         return 0;
     do {
@@ -458,11 +309,11 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
     /* The caller's registers as they will be when we return: rsp just
      * above our return address, rbp as our prologue saved it. */
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], lo = sp, hi;
-    const struct rules *t = lp_load_acquire(&unwind.now);
+    const struct lp_rules *t = lp_load_acquire(&lp_rules_now);
     struct thread_area *area = lp_self.unw_memos;
     const struct memo *old = NULL, *pv = NULL; /* pv: the previous walk */
     struct memo *fill = NULL;
-    unsigned gen = lp_load_acquire(&unwind.gen), old_n = 0, j = 0, k = MEMO;
+    unsigned gen = lp_load_acquire(&lp_rules_gen), old_n = 0, j = 0, k = MEMO;
     unsigned pv_n = 0;
     uintptr_t fin_at = 0, fin_val = 0;
     uint64_t bpk = MEMO_BPK; /* rbp known */
@@ -479,7 +330,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
     }
     hi = stack_hi;
     if (LP_UNLIKELY(t == NULL))
-        t = &no_rules.r;
+        t = lp_no_rules;
     if (sp < stack_lo || sp >= hi)
         goto fallback; /* on another stack: sigaltstack, a coroutine */
     if (area) {
@@ -588,7 +439,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
              * rule depends on the address alone. */
             rule = pv->rule[n - 1] & ~MEMO_BPK;
         } else {
-            rule = rule_of(t, pc);
+            rule = lp_rule_of(t, pc);
         }
         if (k < MEMO) {
             fill->sp[k] = sp;
@@ -683,70 +534,7 @@ LP_NOINLINE int lp_unwind_capture(void **buf, int max, uint32_t **id)
     return n;
 }
 
-static int count_subs(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    *(unsigned long long *)arg = info->dlpi_subs;
-    return 1;
-}
-
-void lp_unwind_forget_unloaded(void)
-{
-    unsigned long long subs = 0;
-    struct rules *t;
-    size_t i;
-    int expect = 0;
-
-    /* dlclose may unload nothing (other references): then keep all. */
-    dl_iterate_phdr(count_subs, &subs);
-    if (subs == lp_load_relaxed(&unwind.subs))
-        return;
-    /* No table copy may run meanwhile, or it could carry stale rules
-     * into the next table. */
-    while (!lp_cas(&unwind.growing, &expect, 1)) {
-        expect = 0;
-        sched_yield();
-    }
-    lp_store_relaxed(&unwind.subs, subs);
-    lp_add_relaxed(&unwind.gen, 1);
-    t = lp_load_acquire(&unwind.now);
-    for (i = 0; t && i < ((size_t)1 << t->bits); i++) {
-        uint64_t k = lp_load_acquire(&t->slots[i].key);
-        struct dl_find_object obj;
-
-        if (k > KEY_TOMB && _dl_find_object((void *)(k - 1), &obj) != 0)
-            lp_store_release(&t->slots[i].key, (uint64_t)KEY_TOMB);
-    }
-    lp_store_release(&unwind.growing, 0);
-}
-
-uint64_t lp_unwind_rule(uintptr_t ra)
-{
-    const struct rules *t = lp_load_acquire(&unwind.now);
-
-    return rule_of(t ? t : &no_rules.r, ra);
-}
-
-bool lp_unwind_rule_cached(uintptr_t ra)
-{
-    const struct rules *t = lp_load_acquire(&unwind.now);
-    size_t i, n;
-
-    if (t == NULL)
-        return false;
-    for (n = 0, i = slot_of(ra, t->mask); n < PROBES;
-         n++, i = (i + 1) & t->mask) {
-        uint64_t k = lp_load_acquire(&t->slots[i].key);
-
-        if (k == ra)
-            return true;
-        if (k == KEY_EMPTY)
-            break;
-    }
-    return false;
-}
-
 uint64_t lp_unwind_fallback_count(void)
 {
-    return lp_load_relaxed(&unwind.fallbacks);
+    return lp_load_relaxed(&fallbacks);
 }
