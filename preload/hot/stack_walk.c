@@ -501,7 +501,11 @@ done:
             note_bp_use(fill);
             area->spare = set->m[w];
             to_front(area, set, w, TAG_OF(key), fill);
-            *out = fill;
+            /* Only a memo of every frame (the last may lack an entry: its
+             * read is fin_at) can vouch for a stack: deeper than MEMO,
+             * frames past it were never recorded, and the id stays 0. */
+            if (k + 1 >= (unsigned)n)
+                *out = fill;
         } else {
             area->spare = fill;
         }

@@ -244,6 +244,56 @@ static void test_unwind_capture_ids_stand_for_the_same_frames(void **state)
     assert_true(nknown > 20);
 }
 
+/* Deeper than the walker's memo of a walk: two callers that differ only
+ * beyond its last entry (same frame size, so the same stack depth below
+ * them) must still get their own stacks, never each other's id. */
+static __attribute__((noinline)) int deep(struct pair *p, int d)
+{
+    volatile char pad[24];
+
+    pad[0] = (char)d;
+    if (d == 0)
+        capture_pair(p);
+    else
+        deep(p, d - 1);
+    return pad[0];
+}
+
+static __attribute__((noinline)) int outer_x(struct pair *p)
+{
+    volatile char pad[40];
+
+    pad[0] = 1;
+    return deep(p, 60) + pad[0];
+}
+
+static __attribute__((noinline)) int outer_y(struct pair *p)
+{
+    volatile char pad[40];
+
+    pad[0] = 2;
+    return deep(p, 60) + pad[0];
+}
+
+static void test_unwind_capture_ids_past_the_memo(void **state)
+{
+    static struct pair p;
+    int i;
+
+    (void)state;
+    nknown = known_hits = 0;
+    for (i = 0; i < 40; i++) {
+        memset(&p, 0, sizeof(p));
+        p.by_id = true;
+        if (i % 2)
+            outer_y(&p);
+        else
+            outer_x(&p);
+        assert_true(p.nb > 60);
+        assert_same(&p);
+    }
+}
+
 static void test_unwind_truncates_at_max_as_libunwind(void **state)
 {
     static struct pair p;
@@ -495,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_unwind_truncates_at_max_as_libunwind),
         cmocka_unit_test(test_unwind_changing_head_over_shared_tail),
         cmocka_unit_test(test_unwind_capture_ids_stand_for_the_same_frames),
+        cmocka_unit_test(test_unwind_capture_ids_past_the_memo),
         cmocka_unit_test(test_unwind_qsort_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_bsearch_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_signal_frame_matches_libunwind),
