@@ -252,10 +252,18 @@ static inline bool same_frames(const struct memo *was, const struct memo *now)
  * its last read. Then it finds x's frames again, and nothing of the walk
  * needs to be done: those reads were its only inputs (the rules depend on
  * the addresses alone, and x->gen says they still hold; the frame's rbp
- * is the caller's to compare when x->needs_bp). */
-static inline bool still_there(const struct memo *x, uintptr_t lo)
+ * is the caller's to compare when x->needs_bp). The frames below, buf's
+ * first KEY_FRAME, must be x's too: the same site and depth reached
+ * through another hook (malloc or calloc through one pointer) is
+ * another stack. */
+static inline bool still_there(const struct memo *x, void *const *buf,
+                               uintptr_t lo)
 {
     unsigned i;
+
+    for (i = 0; i < KEY_FRAME; i++)
+        if (x->pc[i] != (uintptr_t)buf[i])
+            return false;
 
     for (i = KEY_FRAME + 1; i < x->n; i++) {
         uintptr_t at;
@@ -378,7 +386,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                 if (!all_frames && c->id && c->max == max &&
                     (!c->needs_bp || (c->bp[KEY_FRAME] == bp &&
                                       (c->rule[KEY_FRAME] & MEMO_BPK) == bpk)) &&
-                    still_there(c, lo)) {
+                    still_there(c, (void *const *)buf, lo)) {
                     /* That walk again: its frames and its id. */
                     to_front(area, set, w, TAG_OF(key), c);
                     area->spare = fill;

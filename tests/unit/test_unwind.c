@@ -294,6 +294,59 @@ static void test_unwind_capture_ids_past_the_memo(void **state)
     }
 }
 
+/* The same call site and depth reached through different inner frames
+ * (a call through a pointer to malloc or to calloc: the hooks differ,
+ * the program's frames do not) must not share an id either. Here the
+ * walk's frame 1 is inner(), frame 2 via_a() or via_b() (frames of other
+ * sizes, so nothing below the site is in the same state), frame 3 the
+ * site. */
+static __attribute__((noinline)) void inner(struct pair *p)
+{
+    capture_pair(p);
+    __asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void via_a(struct pair *p)
+{
+    inner(p);
+    __asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void via_b(struct pair *p)
+{
+    volatile char pad[72];
+
+    pad[0] = 1;
+    inner(p);
+    __asm__ volatile("" ::: "memory");
+    (void)pad[0];
+}
+
+static void (*volatile via)(struct pair *);
+
+static __attribute__((noinline)) void one_site(struct pair *p)
+{
+    via(p);
+    __asm__ volatile("" ::: "memory");
+}
+
+static void test_unwind_capture_ids_of_other_inner_frames(void **state)
+{
+    static struct pair p;
+    int i;
+
+    (void)state;
+    nknown = known_hits = 0;
+    for (i = 0; i < 40; i++) {
+        memset(&p, 0, sizeof(p));
+        p.by_id = true;
+        via = i % 2 ? via_b : via_a;
+        one_site(&p);
+        assert_same(&p);
+    }
+    assert_true(known_hits > 10);
+}
+
 static void test_unwind_truncates_at_max_as_libunwind(void **state)
 {
     static struct pair p;
@@ -546,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_unwind_changing_head_over_shared_tail),
         cmocka_unit_test(test_unwind_capture_ids_stand_for_the_same_frames),
         cmocka_unit_test(test_unwind_capture_ids_past_the_memo),
+        cmocka_unit_test(test_unwind_capture_ids_of_other_inner_frames),
         cmocka_unit_test(test_unwind_qsort_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_bsearch_callback_matches_libunwind),
         cmocka_unit_test(test_unwind_signal_frame_matches_libunwind),
