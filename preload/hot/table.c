@@ -13,7 +13,7 @@
  * pair with uthash, against a few tens of ns here, where a lookup is one
  * probe run in one array. Deletion shifts the run back (no tombstones), so
  * probe runs stay short however long the program churns.
- * Context: HOT; lp_table_for_each is COLD.
+ * Context: HOT; lp_table_for_each and lp_table_drain are COLD.
  */
 #include "preload/hot/table.h"
 
@@ -79,7 +79,8 @@ static struct shard {
     struct slot *slots;
     size_t cap;   /* slots; 0 before the first insert */
     size_t count;
-    char pad[32];
+    bool drained; /* lp_table_drain() emptied it for good */
+    char pad[31];
 } shards[LP_TABLE_SHARDS];
 
 static uint16_t generation; /* lp_block_gen(): read per insert */
@@ -178,6 +179,8 @@ static int grow(struct shard *s)
     size_t old_n = s->cap, old_bytes = old_n * sizeof(struct slot);
     struct slot *old = s->slots, *fresh;
 
+    if (s->drained)
+        return -ENOMEM; /* after the final leak check: left untracked */
     fresh = lp_arena_alloc(n * sizeof(*fresh));
     if (!fresh)
         return -ENOMEM;
@@ -326,6 +329,64 @@ void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
                 unpack(&s->slots[j], &b);
                 fn(&b, arg);
             }
+        lp_spin_unlock(&s->lock);
+    }
+}
+
+/*
+ * Give the pages of slots [done_bytes, upto_bytes) of an array of bytes
+ * back (whole pages inside it only: a small array shares its pages with
+ * other arena objects and is kept); returns the new done mark.
+ */
+static size_t release_upto(struct slot *slots, size_t bytes, size_t done,
+                           size_t upto)
+{
+    uintptr_t lo = ((uintptr_t)slots + done + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)slots + upto) & ~(uintptr_t)4095;
+
+    if (bytes < BIG_ARRAY)
+        return done;
+    if (upto == bytes)
+        hi = ((uintptr_t)slots + bytes + 4095) & ~(uintptr_t)4095;
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    return hi > lo ? (size_t)(hi - (uintptr_t)slots) : done;
+}
+
+void lp_table_drain(void (*fn)(const struct lp_block *, void *), void *arg)
+{
+    size_t i, j;
+
+    for (i = 0; i < LP_TABLE_SHARDS; i++) {
+        struct shard *s = &shards[i];
+        size_t bytes, done = 0;
+        struct slot *slots;
+
+        lp_spin_lock(&s->lock);
+        slots = s->slots;
+        bytes = s->cap * sizeof(struct slot);
+        for (j = 0; j < s->cap; j++) {
+            if (slot_addr(&slots[j])) {
+                struct lp_block b;
+
+                unpack(&slots[j], &b);
+                fn(&b, arg);
+            }
+            /* Pages read are given back as the copy grows, so the two
+             * together never hold much more than the table did. */
+            if ((j + 1) * sizeof(struct slot) - done >= BIG_ARRAY)
+                done = release_upto(slots, bytes, done,
+                                    (j + 1) * sizeof(struct slot));
+        }
+        if (slots)
+            (void)release_upto(slots, bytes, done, bytes);
+        /* Dead for good: a remove or find sees nothing, an insert goes
+         * to grow(), which refuses. The array stays mapped (a racy
+         * prefetch may still name it; the arena keeps its range). */
+        lp_store_relaxed(&s->cap, 0);
+        lp_store_relaxed(&s->slots, NULL);
+        s->count = 0;
+        s->drained = true;
         lp_spin_unlock(&s->lock);
     }
 }

@@ -141,18 +141,18 @@ static unsigned bit_len(uint64_t v)
     return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
 }
 
-/*
- * Sort the n addresses in k (with t as scratch) and, when an address's
- * offset from the lowest one (in units of the alignment they all share)
- * fits in one word beside a block index, which it does unless the
- * addresses span most of the 64 bits, set rank[i] to the sorted position
- * of the i-th address collected. Returns whether rank[] was set.
- */
-static bool sort_with_rank(uintptr_t *k, uintptr_t *t, uint32_t *rank,
-                           size_t n)
-{
-    uintptr_t lo = UINTPTR_MAX, hi = 0, diff = 0, mask;
+/* How a key packs an address's offset from the lowest one (in units of
+ * the alignment they all share) above a block index. */
+struct packing {
+    uintptr_t lo;
     unsigned shift, ib;
+};
+
+/* Does every address of k[0..n) fit beside an index in one word? That is
+ * so unless the addresses span most of the 64 bits and there are many. */
+static bool rank_fits(const uintptr_t *k, size_t n, struct packing *p)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0, diff = 0;
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -161,20 +161,45 @@ static bool sort_with_rank(uintptr_t *k, uintptr_t *t, uint32_t *rank,
     }
     for (i = 0; i < n; i++)
         diff |= k[i] - lo;
-    shift = diff ? (unsigned)__builtin_ctzll(diff) : 0;
-    ib = n > 1 ? bit_len(n - 1) : 1;
-    if (n == 0 || n > UINT32_MAX || bit_len((hi - lo) >> shift) + ib > 64) {
-        lp_scan_sort_addrs(k, t, n);
-        return false;
-    }
-    mask = ((uintptr_t)1 << ib) - 1;
+    p->lo = lo;
+    p->shift = diff ? (unsigned)__builtin_ctzll(diff) : 0;
+    p->ib = n > 1 ? bit_len(n - 1) : 1;
+    return n > 0 && n <= UINT32_MAX &&
+           bit_len((hi - lo) >> p->shift) + p->ib <= 64;
+}
+
+/* Sort the addresses in k (t: n words of scratch), setting rank[i] to the
+ * sorted position of the i-th one (rank_fits() said yes). */
+static void sort_ranked(uintptr_t *k, uintptr_t *t, uint32_t *rank, size_t n,
+                        const struct packing *p)
+{
+    uintptr_t mask = ((uintptr_t)1 << p->ib) - 1;
+    size_t i;
+
     for (i = 0; i < n; i++)
-        k[i] = ((k[i] - lo) >> shift) << ib | i;
+        k[i] = ((k[i] - p->lo) >> p->shift) << p->ib | i;
     lp_scan_sort_addrs(k, t, n);
     for (i = 0; i < n; i++) {
         rank[k[i] & mask] = (uint32_t)i;
-        k[i] = lo + ((k[i] >> ib) << shift);
+        k[i] = p->lo + ((k[i] >> p->ib) << p->shift);
     }
+}
+
+/*
+ * Sort the n addresses in k (with t as scratch) and, when rank_fits(),
+ * set rank[i] to the sorted position of the i-th address collected.
+ * Returns whether rank[] was set.
+ */
+static bool sort_with_rank(uintptr_t *k, uintptr_t *t, uint32_t *rank,
+                           size_t n)
+{
+    struct packing p;
+
+    if (!rank_fits(k, n, &p)) {
+        lp_scan_sort_addrs(k, t, n);
+        return false;
+    }
+    sort_ranked(k, t, rank, n, &p);
     return true;
 }
 
@@ -206,6 +231,21 @@ static void place_block(const struct lp_block *blk, void *arg)
     copy_block(&p->blocks[j], blk);
 }
 
+/* Point the core at the arrays, for n blocks in address order. */
+static void point_core(const struct lp_scan_blocks *bb, struct lp_scan_core *c,
+                       size_t n)
+{
+    c->addrs = bb->keys.p;
+    c->blocks = bb->blocks.p;
+    c->nblocks = n;
+    c->link = bb->links.p;
+    c->ind = (struct lp_scan_ind *)((char *)bb->links.p + ind_offset(n));
+    c->stack = bb->work.p;
+    c->stack_cap = 2 * n + 2;
+    c->dir = c->stack + c->stack_cap;
+    c->dir_cap = n / 2 + 2;
+}
+
 int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
 {
     struct place pl;
@@ -232,15 +272,114 @@ int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
     }
     if (pl.i != col.n || pl.mismatch)
         fill_in_order(bb->keys.p, bb->blocks.p, col.n);
-    c->addrs = bb->keys.p;
-    c->blocks = bb->blocks.p;
-    c->nblocks = col.n;
-    c->link = bb->links.p;
-    c->ind = (struct lp_scan_ind *)((char *)bb->links.p + ind_offset(col.n));
-    c->stack = bb->work.p;
-    c->stack_cap = 2 * col.n + 2;
-    c->dir = c->stack + c->stack_cap;
-    c->dir_cap = col.n / 2 + 2;
+    point_core(bb, c, col.n);
+    return 0;
+}
+
+struct drain {
+    struct lp_scan_blocks *bb;
+    size_t n, cap;
+    bool failed; /* the arrays could not grow: blocks were lost */
+};
+
+/* Each block at the end of the arrays, in the table's order. */
+static void drain_block(const struct lp_block *blk, void *arg)
+{
+    struct drain *d = arg;
+
+    if (d->n == d->cap) {
+        if (d->failed ||
+            lp_scan_blocks_reserve(d->bb, d->cap + d->cap / 8 + 1024) != 0) {
+            d->failed = true;
+            return;
+        }
+        d->cap = blocks_cap(d->bb);
+    }
+    ((uintptr_t *)d->bb->keys.p)[d->n] = blk->addr;
+    copy_block(&((struct lp_scan_block *)d->bb->blocks.p)[d->n], blk);
+    d->n++;
+}
+
+/* Put b[i] at b[rank[i]], following each cycle of the permutation (rank
+ * is used up: every entry ends as its own index). */
+static void permute(struct lp_scan_block *b, uint32_t *rank, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        while (rank[i] != i) {
+            uint32_t j = rank[i];
+            struct lp_scan_block t = b[j];
+
+            b[j] = b[i];
+            b[i] = t;
+            rank[i] = rank[j];
+            rank[j] = j;
+        }
+}
+
+/* The fallback when an index does not fit beside an address: heapsort
+ * of the (address, block) pairs, in place. */
+static void sift(uintptr_t *k, struct lp_scan_block *b, size_t i, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        uintptr_t tk;
+        struct lp_scan_block tb;
+
+        if (c >= n)
+            return;
+        if (c + 1 < n && k[c + 1] > k[c])
+            c++;
+        if (k[i] >= k[c])
+            return;
+        tk = k[i], k[i] = k[c], k[c] = tk;
+        tb = b[i], b[i] = b[c], b[c] = tb;
+        i = c;
+    }
+}
+
+static void heapsort_pairs(uintptr_t *k, struct lp_scan_block *b, size_t n)
+{
+    size_t i;
+
+    for (i = n / 2; i-- > 0;)
+        sift(k, b, i, n);
+    for (i = n; i-- > 1;) {
+        uintptr_t tk = k[0];
+        struct lp_scan_block tb = b[0];
+
+        k[0] = k[i], k[i] = tk;
+        b[0] = b[i], b[i] = tb;
+        sift(k, b, 0, i);
+    }
+}
+
+int lp_scan_blocks_drain(struct lp_scan_blocks *bb, struct lp_scan_core *c)
+{
+    struct drain d = {bb, 0, 0, false};
+    struct packing p;
+    size_t want = lp_table_count() + 1024;
+
+    /* Exact now that the world is stopped (a straggler may add a few). */
+    if (want > blocks_cap(bb) && lp_scan_blocks_reserve(bb, want) != 0)
+        return -ENOMEM;
+    d.cap = blocks_cap(bb);
+    lp_table_drain(drain_block, &d);
+    if (d.failed)
+        return -ENOMEM;
+    /* The clique links' array is the sort's scratch (12 bytes a block,
+     * written afresh by the scan), the mark stack's holds the ranks. */
+    _Static_assert(sizeof(uint32_t) + sizeof(struct lp_scan_ind) / 2 >=
+                       sizeof(uintptr_t),
+                   "the sort's scratch fits in the links' array");
+    if (rank_fits(bb->keys.p, d.n, &p)) {
+        sort_ranked(bb->keys.p, bb->links.p, bb->work.p, d.n, &p);
+        permute(bb->blocks.p, bb->work.p, d.n);
+    } else {
+        heapsort_pairs(bb->keys.p, bb->blocks.p, d.n);
+    }
+    point_core(bb, c, d.n);
     return 0;
 }
 
