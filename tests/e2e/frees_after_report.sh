@@ -52,7 +52,7 @@ for i in 1 2 3 4 5; do
     (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/l.txt" LD_PRELOAD="$LIB" \
         "$P" live >"$WORK/lout" 2>/dev/null); rc=$?
     [ $rc = $nrc ] && cmp -s "$WORK/lout" "$WORK/native" && ok=$((ok + 1))
-    n=$(grep -c 'ERROR SUMMARY' "$WORK/l.txt")
+    n=$(grep -c 'LEAK SUMMARY' "$WORK/l.txt")
     d=$(grep -c -E "definitely lost: 24 (\(\+24\) )?bytes in 1 " "$WORK/l.txt")
     [ "$d" = "$n" ] && [ "$n" -ge 1 ] && found=$((found + 1))
 done
