@@ -179,7 +179,7 @@ static bool drained_in_child(const uintptr_t *a, size_t n)
            WEXITSTATUS(st) == 0;
 }
 
-static void test_scan_blocks_drain_by_rank(void **state)
+static void test_scan_blocks_drain_heap_like_addresses(void **state)
 {
     size_t n = 200000, i;
     uintptr_t *a = malloc(n * sizeof(*a));
@@ -199,9 +199,9 @@ static void test_scan_blocks_drain_by_rank(void **state)
 
 /*
  * The drain (last: it kills this process's table). Heap-like blocks and,
- * at the same time, the full-span case that cannot carry ranks (the
- * pairs are then heap-sorted); afterwards nothing is found, removes
- * fail, and inserts are refused instead of growing the table again.
+ * at the same time, addresses spanning all 48 bits, unaligned; afterwards
+ * nothing is found, removes fail, and inserts are refused instead of
+ * growing the table again.
  */
 static void test_scan_blocks_drain_sorts_and_leaves_a_dead_table(void **state)
 {
@@ -216,7 +216,7 @@ static void test_scan_blocks_drain_sorts_and_leaves_a_dead_table(void **state)
                ((mix(i) & 0xffffff) << 8) + 16 * (i & 7);
     n = distinct(a, n);
     /* Several drains in one process: the first leaves the table dead, so
-     * only the first sees blocks; the full-span case goes first. */
+     * only the first sees blocks. */
     {
         size_t m = 140000;
         uintptr_t *f = malloc(m * sizeof(*f));
@@ -227,7 +227,7 @@ static void test_scan_blocks_drain_sorts_and_leaves_a_dead_table(void **state)
         for (i = 2; i < m; i++)
             f[i] = ((mix(i + 7) & 0x7fffffffffffull) | 1) + 2;
         m = distinct(f, m);
-        /* Both sets at once: the full span forces the fallback. */
+        /* Both sets at once. */
         for (i = 0; i < m; i++)
             assert_int_equal(lp_table_find(f[i], NULL), -ENOENT);
         insert_all(f, m);
@@ -268,7 +268,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_blocks_heap_like_addresses_by_rank),
         cmocka_unit_test(test_scan_blocks_full_span_falls_back_to_lookups),
-        cmocka_unit_test(test_scan_blocks_drain_by_rank),
+        cmocka_unit_test(test_scan_blocks_drain_heap_like_addresses),
         cmocka_unit_test(test_scan_blocks_drain_sorts_and_leaves_a_dead_table),
     };
 
