@@ -20,8 +20,8 @@
  * address and block (32 bytes) while the table's pages (24 bytes a slot,
  * 34-69 a block) are given back, and the pairs are radix-sorted in place
  * (sort.c), so the check's peak is about the table's own size: the same
- * run, 132-197 ms (min, median of 9; 134-247 before) and a peak of
- * 116-137 MB where it was 148-172.
+ * run, 132/145 ms (min/median of 9 interleaved runs, 134/197 before) and
+ * a peak of 116-137 MB where it was 148-172.
  * Context: COLD (the leak scan: mmap only, see roots.c).
  */
 #include "preload/scan/blocks.h"
