@@ -333,18 +333,30 @@ void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
     }
 }
 
+/* arena.c: a request above 64 KiB gets a mapping of its own, whose pages
+ * may be dropped; a smaller one shares its pages with other arena
+ * objects. */
+#define OWN_MAPPING ((size_t)64 << 10)
+/* The drain gives pages back a huge page at a time: the copy grows by 32
+ * bytes a block while the table shrinks by 34-69, so the two together
+ * stay near the table's size. Whole huge pages: dropping part of one
+ * splits it, and 256 KiB steps cost 60 ms more at a million blocks (TLB
+ * flushes); the copy itself keeps huge pages (4 KiB faults: 80 ms more). */
+#define DRAIN_STEP ((size_t)2 << 20)
+
 /*
- * Give the pages of slots [done_bytes, upto_bytes) of an array of bytes
- * back (whole pages inside it only: a small array shares its pages with
- * other arena objects and is kept); returns the new done mark.
+ * Give the pages of bytes [done, upto) of a slot array of bytes back
+ * (whole pages, ending on a huge-page boundary unless upto is the end;
+ * only from an array with a mapping of its own); returns the new done
+ * mark.
  */
 static size_t release_upto(struct slot *slots, size_t bytes, size_t done,
                            size_t upto)
 {
     uintptr_t lo = ((uintptr_t)slots + done + 4095) & ~(uintptr_t)4095;
-    uintptr_t hi = ((uintptr_t)slots + upto) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)slots + upto) & ~(uintptr_t)(DRAIN_STEP - 1);
 
-    if (bytes < BIG_ARRAY)
+    if (bytes <= OWN_MAPPING)
         return done;
     if (upto == bytes)
         hi = ((uintptr_t)slots + bytes + 4095) & ~(uintptr_t)4095;
@@ -374,7 +386,7 @@ void lp_table_drain(void (*fn)(const struct lp_block *, void *), void *arg)
             }
             /* Pages read are given back as the copy grows, so the two
              * together never hold much more than the table did. */
-            if ((j + 1) * sizeof(struct slot) - done >= BIG_ARRAY)
+            if ((j + 1) * sizeof(struct slot) - done >= DRAIN_STEP)
                 done = release_upto(slots, bytes, done,
                                     (j + 1) * sizeof(struct slot));
         }
