@@ -292,7 +292,7 @@ int lp_scan_blocks_drain(struct lp_scan_blocks *bb, struct lp_scan_core *c)
         return -ENOMEM;
     d.cap = blocks_cap(bb);
     lp_table_drain(drain_block, &d);
-    if (d.failed)
+    if (d.failed || d.n > UINT32_MAX)
         return -ENOMEM;
     /* In place: no scratch, so nothing more is touched than the copy. */
     lp_scan_sort_pairs(bb->keys.p, bb->blocks.p, d.n);

@@ -85,25 +85,26 @@ static void insertion_sort_pairs(uintptr_t *k, struct lp_scan_block *b,
  * byte at shift down: each pair is swapped straight into its byte's bucket
  * (256 write positions, each moving forward: close to a streaming pass),
  * then each bucket is sorted on the next byte; short runs by insertion.
+ * 2 KiB of stack a level, two or three levels for a heap's addresses (the
+ * report may run on a small thread stack).
  */
-static void flag_sort(uintptr_t *k, struct lp_scan_block *b, size_t n,
+static void flag_sort(uintptr_t *k, struct lp_scan_block *b, uint32_t n,
                       int shift)
 {
-    size_t count[256], next[256], end[256], i, sum = 0;
+    uint32_t next[256], end[256], i, sum, start;
     unsigned d;
 
     while (n > SMALL_RUN && shift >= 0) {
-        memset(count, 0, sizeof(count));
+        memset(end, 0, sizeof(end)); /* the counts, first */
         for (i = 0; i < n; i++)
-            count[(k[i] >> shift) & 255]++;
-        if (count[(k[0] >> shift) & 255] == n) {
+            end[(k[i] >> shift) & 255]++;
+        if (end[(k[0] >> shift) & 255] == n) {
             shift -= 8; /* every key has this byte */
             continue;
         }
-        sum = 0;
-        for (d = 0; d < 256; d++) {
+        for (d = 0, sum = 0; d < 256; d++) {
             next[d] = sum;
-            sum += count[d];
+            sum += end[d];
             end[d] = sum;
         }
         for (d = 0; d < 256; d++)
@@ -117,9 +118,9 @@ static void flag_sort(uintptr_t *k, struct lp_scan_block *b, size_t n,
             }
         if (shift == 0)
             return;
-        for (d = 0, sum = 0; d < 256; sum += count[d], d++)
-            if (count[d] > 1)
-                flag_sort(k + sum, b + sum, count[d], shift - 8);
+        for (d = 0, start = 0; d < 256; start = end[d], d++)
+            if (end[d] - start > 1)
+                flag_sort(k + start, b + start, end[d] - start, shift - 8);
         return;
     }
     insertion_sort_pairs(k, b, n);
@@ -131,12 +132,12 @@ void lp_scan_sort_pairs(uintptr_t *k, struct lp_scan_block *b, size_t n)
     size_t i;
     int top;
 
-    if (n < 2)
-        return;
+    if (n < 2 || n > UINT32_MAX)
+        return; /* the scan indexes blocks with 32 bits: never so many */
     for (i = 1; i < n; i++)
         diff |= k[i] ^ k[0];
     if (diff == 0)
         return;
     top = 63 - __builtin_clzll(diff); /* the highest bit that differs */
-    flag_sort(k, b, n, top & ~7);
+    flag_sort(k, b, (uint32_t)n, top & ~7);
 }
