@@ -13,7 +13,7 @@
  * pair with uthash, against a few tens of ns here, where a lookup is one
  * probe run in one array. Deletion shifts the run back (no tombstones), so
  * probe runs stay short however long the program churns.
- * Context: HOT; lp_table_for_each is COLD.
+ * Context: HOT; lp_table_for_each and lp_table_drain are COLD.
  */
 #include "preload/hot/table.h"
 
@@ -79,7 +79,8 @@ static struct shard {
     struct slot *slots;
     size_t cap;   /* slots; 0 before the first insert */
     size_t count;
-    char pad[32];
+    bool drained; /* lp_table_drain() emptied it for good */
+    char pad[31];
 } shards[LP_TABLE_SHARDS];
 
 static uint16_t generation; /* lp_block_gen(): read per insert */
@@ -174,21 +175,34 @@ static void back_big(void *p, size_t size)
 }
 
 /* The old array's pages already copied, given back while the copy goes
- * on, so a grow's peak is the new array plus one step, not both arrays. */
-#define RELEASE_STEP ((size_t)1 << 20)
+ * on, so a grow's peak is the new array plus one step, not both arrays;
+ * whole huge pages, so none is split. */
+#define RELEASE_STEP ((size_t)2 << 20)
 
 /*
- * Double the slot array (lock held; returns 0 or -ENOMEM). The load stays
- * between 0.35 and 0.7: 34-69 bytes a block. Growing by half kept it at
- * 34-51 bytes but cost 15% more CPU with a million live blocks (a third
- * more rehashing, and fresh pages to zero): measured, and not taken.
+ * Grow the slot array (lock held; returns 0 or -ENOMEM). Small arrays
+ * double: the load stays between 0.35 and 0.7, 34-69 bytes a block.
+ * From 65,536 slots (1.5 MB) on, an array grows by half: 0.47-0.7, 34-51
+ * bytes a block, where the memory is. Doubling big arrays too cost 60
+ * B/block at the peak of live_blocks 1000000 (median, and up to 73 when
+ * its blocks fill few shards just after they doubled); growing by half,
+ * 51 (at most 56), for 8% more CPU in that run (more rehashing, fresh
+ * pages to zero) and 0-4% in a churn of up to 950,000 live blocks.
+ * Measured and not taken: a 0.85 load limit for big arrays (47 B median
+ * but up to 28% more CPU in the churn, from long probe runs).
  */
+#define GROW_BY_HALF_FROM ((size_t)1 << 16)
 static int grow(struct shard *s)
 {
-    size_t n = s->cap ? s->cap * 2 : INITIAL_SLOTS, i, done = 0;
+    size_t n = !s->cap ? INITIAL_SLOTS
+               : s->cap < GROW_BY_HALF_FROM ? s->cap * 2
+                                            : s->cap + s->cap / 2;
+    size_t i, done = 0;
     size_t old_n = s->cap, old_bytes = old_n * sizeof(struct slot);
     struct slot *old = s->slots, *fresh;
 
+    if (s->drained)
+        return -ENOMEM; /* after the final leak check: left untracked */
     fresh = lp_arena_alloc(n * sizeof(*fresh));
     if (!fresh)
         return -ENOMEM;
@@ -201,7 +215,8 @@ static int grow(struct shard *s)
         if (old_bytes >= BIG_ARRAY &&
             (uintptr_t)&old[i + 1] - (uintptr_t)old - done >= RELEASE_STEP) {
             uintptr_t lo = ((uintptr_t)old + done + 4095) & ~(uintptr_t)4095;
-            uintptr_t hi = ((uintptr_t)&old[i + 1]) & ~(uintptr_t)4095;
+            uintptr_t hi =
+                ((uintptr_t)&old[i + 1]) & ~(uintptr_t)(RELEASE_STEP - 1);
 
             if (hi > lo)
                 (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
@@ -337,6 +352,76 @@ void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
                 unpack(&s->slots[j], &b);
                 fn(&b, arg);
             }
+        lp_spin_unlock(&s->lock);
+    }
+}
+
+/* arena.c: a request above 64 KiB gets a mapping of its own, whose pages
+ * may be dropped; a smaller one shares its pages with other arena
+ * objects. */
+#define OWN_MAPPING ((size_t)64 << 10)
+/* The drain gives pages back a huge page at a time: the copy grows by 32
+ * bytes a block while the table shrinks by 34-69, so the two together
+ * stay near the table's size. Whole huge pages: dropping part of one
+ * splits it, and 256 KiB steps cost 60 ms more at a million blocks (TLB
+ * flushes); the copy itself keeps huge pages (4 KiB faults: 80 ms more). */
+#define DRAIN_STEP ((size_t)2 << 20)
+
+/*
+ * Give the pages of bytes [done, upto) of a slot array of bytes back
+ * (whole pages, ending on a huge-page boundary unless upto is the end;
+ * only from an array with a mapping of its own); returns the new done
+ * mark.
+ */
+static size_t release_upto(struct slot *slots, size_t bytes, size_t done,
+                           size_t upto)
+{
+    uintptr_t lo = ((uintptr_t)slots + done + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)slots + upto) & ~(uintptr_t)(DRAIN_STEP - 1);
+
+    if (bytes <= OWN_MAPPING)
+        return done;
+    if (upto == bytes)
+        hi = ((uintptr_t)slots + bytes + 4095) & ~(uintptr_t)4095;
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    return hi > lo ? (size_t)(hi - (uintptr_t)slots) : done;
+}
+
+void lp_table_drain(void (*fn)(const struct lp_block *, void *), void *arg)
+{
+    size_t i, j;
+
+    for (i = 0; i < LP_TABLE_SHARDS; i++) {
+        struct shard *s = &shards[i];
+        size_t bytes, done = 0;
+        struct slot *slots;
+
+        lp_spin_lock(&s->lock);
+        slots = s->slots;
+        bytes = s->cap * sizeof(struct slot);
+        for (j = 0; j < s->cap; j++) {
+            if (slot_addr(&slots[j])) {
+                struct lp_block b;
+
+                unpack(&slots[j], &b);
+                fn(&b, arg);
+            }
+            /* Pages read are given back as the copy grows, so the two
+             * together never hold much more than the table did. */
+            if ((j + 1) * sizeof(struct slot) - done >= DRAIN_STEP)
+                done = release_upto(slots, bytes, done,
+                                    (j + 1) * sizeof(struct slot));
+        }
+        if (slots)
+            (void)release_upto(slots, bytes, done, bytes);
+        /* Dead for good: a remove or find sees nothing, an insert goes
+         * to grow(), which refuses. The array stays mapped (a racy
+         * prefetch may still name it; the arena keeps its range). */
+        lp_store_relaxed(&s->cap, 0);
+        lp_store_relaxed(&s->slots, NULL);
+        s->count = 0;
+        s->drained = true;
         lp_spin_unlock(&s->lock);
     }
 }

@@ -9,7 +9,8 @@
  * contend. Memory
  * comes from lp_arena only. Callers must hold the guard (see guard.h).
  *
- * Context: HOT, except lp_table_for_each() and lp_table_lock_all() (COLD).
+ * Context: HOT, except lp_table_for_each(), lp_table_drain() and
+ * lp_table_lock_all() (COLD).
  */
 #include "preload/lp.h"
 
@@ -78,6 +79,14 @@ size_t lp_table_count(void);
 /* Visit every live block, holding one shard lock at a time. The block
  * passed to fn is a copy, valid during the call. */
 void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg);
+
+/* The final leak check's copy: visit every live block as
+ * lp_table_for_each() does, giving each shard's pages back as they are
+ * read, and leave the table empty and dead: later removes and finds see
+ * nothing, later inserts fail (-ENOMEM: untracked). Only once the
+ * process stopped tracking (lp_state DONE) and the other threads are
+ * stopped. COLD. */
+void lp_table_drain(void (*fn)(const struct lp_block *, void *), void *arg);
 
 /* Take / release every shard lock (fork, stop-the-world scans). */
 void lp_table_lock_all(void);

@@ -188,7 +188,10 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     else
         write_outputs(NULL);
     /* From here on nothing is tracked: later frees are not the program's
-     * business any more, and tables must not change under a reader. */
+     * business any more, and tables must not change under a reader. The
+     * leak check already stopped tracking when it stopped the threads (it
+     * consumes the block table: classify.h, lp_scan_run_final); this
+     * covers leak_check=no and a check that could not run. */
     lp_store_release(&lp_state, LP_STATE_DONE);
 }
 

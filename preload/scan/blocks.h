@@ -38,6 +38,13 @@ int lp_scan_blocks_reserve(struct lp_scan_blocks *bb, size_t cap);
  * c's blocks, addrs, link, ind and stack at them. 0 or -ENOMEM. */
 int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c);
 
+/* The same for the final leak check, which consumes the table (world
+ * stopped, lp_state DONE: table.h, lp_table_drain): one pass copies the
+ * blocks out in the table's order while the table's pages are given back,
+ * then the copy is sorted in place, so the exit's memory peak stays near
+ * the table's own size. 0 or -ENOMEM (the table is gone either way). */
+int lp_scan_blocks_drain(struct lp_scan_blocks *bb, struct lp_scan_core *c);
+
 void lp_scan_blocks_free(struct lp_scan_blocks *bb);
 
 #endif /* LP_PRELOAD_SCAN_BLOCKS_H */

@@ -98,6 +98,11 @@ uint64_t lp_scan_indirect_blocks(const struct lp_scan *sc, size_t i);
  * this returns. Call lp_scan_release() when done with *out.
  */
 int lp_scan_run(struct lp_scan *out);
+/* The same for the exit's final check: from the moment the threads are
+ * stopped nothing is tracked any more (lp_state DONE), and the scan
+ * consumes the live-block table to keep the exit's memory peak down
+ * (blocks.h, lp_scan_blocks_drain). Once only, at the very end. */
+int lp_scan_run_final(struct lp_scan *out);
 void lp_scan_release(struct lp_scan *out);
 
 /* --- The classify core --------------------------------------------- */

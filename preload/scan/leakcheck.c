@@ -30,6 +30,7 @@
 #include "preload/life/outfile.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/loss_group.h"
+#include "preload/hot/guard.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/table.h"
 #include "preload/hot/sample.h"
@@ -512,6 +513,11 @@ static unsigned run_check(bool live, unsigned seq)
     int rc;
 
     pthread_mutex_lock(&lock);
+    if (live && lp_load_acquire(&lp_state) == LP_STATE_DONE) {
+        /* The exit's check ran meanwhile and consumed the table. */
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
     memset(&set, 0, sizeof(set));
     memset(&o, 0, sizeof(o));
     find_self_obj();
@@ -549,7 +555,10 @@ static unsigned run_check(bool live, unsigned seq)
     set.allocs = t.allocs;
     set.frees = t.frees;
     set.bytes_allocated = t.bytes_allocated;
-    rc = lp_config.leak_check == LP_CHECK_NO && !live ? -1 : lp_scan_run(&sc);
+    if (live)
+        rc = lp_scan_run(&sc);
+    else
+        rc = lp_config.leak_check == LP_CHECK_NO ? -1 : lp_scan_run_final(&sc);
     if (rc == 0) {
         int k;
 

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "preload/hot/arena.h"
+#include "preload/hot/guard.h"
 #include "preload/life/process.h"
 #include "preload/hot/table.h"
 #include "preload/life/thread_registry.h"
@@ -561,7 +562,19 @@ static void find_self_path(void)
     }
 }
 
+static int scan(struct lp_scan *out, bool final);
+
 int lp_scan_run(struct lp_scan *out)
+{
+    return scan(out, false);
+}
+
+int lp_scan_run_final(struct lp_scan *out)
+{
+    return scan(out, true);
+}
+
+LP_NOINLINE static int scan(struct lp_scan *out, bool final)
 {
     /* Everything below this frame is the scanner's own and never a root. */
     uintptr_t entry_sp = (uintptr_t)__builtin_frame_address(0);
@@ -590,8 +603,16 @@ int lp_scan_run(struct lp_scan *out)
     lp_table_unlock_all();
 
     /* The world is stopped: the table holds still until we resume it.
-     * Threads may have added blocks between the reserve and the stop. */
-    rc = lp_scan_blocks_collect(&bb, &core);
+     * Threads may have added blocks between the reserve and the stop.
+     * The final check stops all tracking first (guard.h: every later
+     * allocation and free goes straight to the allocator), then consumes
+     * the table; a thread caught inside a hook finds it empty. */
+    if (final) {
+        lp_store_release(&lp_state, LP_STATE_DONE);
+        rc = lp_scan_blocks_drain(&bb, &core);
+    } else {
+        rc = lp_scan_blocks_collect(&bb, &core);
+    }
     if (rc != 0)
         goto out;
 

@@ -3,11 +3,15 @@
  * test_scan_blocks.c - the scan's copy of the live-block table: every
  * block once, in address order, with the size, stack and time the table
  * holds for it; through the second table walk (block ranks) and through
- * the lookups it falls back to when addresses span too many bits.
+ * the lookups it falls back to when addresses span too many bits; and the
+ * final check's drain, which leaves the table empty and dead.
  */
 #include "tests/unit/lp_test.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "preload/hot/table.h"
 #include "preload/scan/blocks.h"
@@ -58,8 +62,8 @@ static size_t distinct(uintptr_t *a, size_t n)
     return n;
 }
 
-/* Collect and compare with what was inserted. */
-static void check(const uintptr_t *a, size_t n)
+/* Collect (or drain) and compare with what was inserted. */
+static void check_how(const uintptr_t *a, size_t n, bool drain)
 {
     struct lp_scan_blocks bb = {0};
     struct lp_scan_core c = {0};
@@ -69,7 +73,10 @@ static void check(const uintptr_t *a, size_t n)
     insert_all(a, n);
     /* A small reserve: collect grows the arrays itself. */
     assert_int_equal(lp_scan_blocks_reserve(&bb, n / 3), 0);
-    assert_int_equal(lp_scan_blocks_collect(&bb, &c), 0);
+    if (drain)
+        assert_int_equal(lp_scan_blocks_drain(&bb, &c), 0);
+    else
+        assert_int_equal(lp_scan_blocks_collect(&bb, &c), 0);
     assert_int_equal(c.nblocks, n);
     assert_true(c.stack_cap >= 2 * n + 2 && c.dir_cap >= n / 2 + 2);
     for (i = 0; i < n; i++) {
@@ -87,7 +94,15 @@ static void check(const uintptr_t *a, size_t n)
     }
     assert_true(xor_in == xor_out);
     lp_scan_blocks_free(&bb);
-    remove_all(a, n);
+    if (drain)
+        assert_int_equal(lp_table_count(), 0);
+    else
+        remove_all(a, n);
+}
+
+static void check(const uintptr_t *a, size_t n)
+{
+    check_how(a, n, false);
 }
 
 static void test_scan_blocks_heap_like_addresses_by_rank(void **state)
@@ -127,11 +142,134 @@ static void test_scan_blocks_full_span_falls_back_to_lookups(void **state)
     free(a);
 }
 
+/* In a child (the drain kills the table): drain a[0..n) after inserting
+ * it, and say whether every block came out once, sorted, intact. */
+static bool drained_in_child(const uintptr_t *a, size_t n)
+{
+    pid_t pid = fork();
+    int st;
+
+    if (pid == 0) {
+        struct lp_scan_blocks bb = {0};
+        struct lp_scan_core c = {0};
+        uintptr_t xor_in = 0, xor_out = 0;
+        size_t i;
+
+        insert_all(a, n);
+        if (lp_scan_blocks_reserve(&bb, n / 3) != 0 ||
+            lp_scan_blocks_drain(&bb, &c) != 0 || c.nblocks != n ||
+            lp_table_count() != 0)
+            _exit(1);
+        for (i = 0; i < n; i++) {
+            uintptr_t addr = c.addrs[i];
+            const struct lp_scan_block *b = &c.blocks[i];
+
+            if ((i > 0 && c.addrs[i - 1] >= addr) ||
+                b->size != (size_t)(mix(addr) & 0xfff) ||
+                b->stack_id != ((uint32_t)(addr >> 4) | 1u) ||
+                (b->time & ((1ull << LP_BLOCK_TIME_BITS) - 1)) !=
+                    (mix(addr + 1) & 0xffffffffffull))
+                _exit(2);
+            xor_in ^= mix(a[i]);
+            xor_out ^= mix(addr);
+        }
+        _exit(xor_in == xor_out ? 0 : 3);
+    }
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+           WEXITSTATUS(st) == 0;
+}
+
+static void test_scan_blocks_drain_heap_like_addresses(void **state)
+{
+    size_t n = 200000, i;
+    uintptr_t *a = malloc(n * sizeof(*a));
+
+    (void)state;
+    assert_non_null(a);
+    for (i = 0; i < n; i++)
+        a[i] = (i & 1 ? 0x7f1200000000ull : 0x555500000000ull) +
+               ((mix(i * 3) & 0xffffff) << 8) + 16 * (i & 7);
+    n = distinct(a, n);
+    assert_true(drained_in_child(a, n));
+    assert_true(drained_in_child(a, 1));
+    assert_true(drained_in_child(a, 2));
+    assert_true(drained_in_child(a, 0));
+    free(a);
+}
+
+/*
+ * The drain (last: it kills this process's table). Heap-like blocks and,
+ * at the same time, addresses spanning all 48 bits, unaligned; afterwards
+ * nothing is found, removes fail, and inserts are refused instead of
+ * growing the table again.
+ */
+static void test_scan_blocks_drain_sorts_and_leaves_a_dead_table(void **state)
+{
+    size_t n = 300000, i;
+    uintptr_t *a = malloc(n * sizeof(*a));
+    struct lp_block b;
+
+    (void)state;
+    assert_non_null(a);
+    for (i = 0; i < n; i++)
+        a[i] = (i & 1 ? 0x7f1200000000ull : 0x555500000000ull) +
+               ((mix(i) & 0xffffff) << 8) + 16 * (i & 7);
+    n = distinct(a, n);
+    /* Several drains in one process: the first leaves the table dead, so
+     * only the first sees blocks. */
+    {
+        size_t m = 140000;
+        uintptr_t *f = malloc(m * sizeof(*f));
+
+        assert_non_null(f);
+        f[0] = 1;
+        f[1] = 0xffffffffffffull;
+        for (i = 2; i < m; i++)
+            f[i] = ((mix(i + 7) & 0x7fffffffffffull) | 1) + 2;
+        m = distinct(f, m);
+        /* Both sets at once. */
+        for (i = 0; i < m; i++)
+            assert_int_equal(lp_table_find(f[i], NULL), -ENOENT);
+        insert_all(f, m);
+        {
+            struct lp_scan_blocks bb = {0};
+            struct lp_scan_core c = {0};
+
+            insert_all(a, n);
+            assert_int_equal(lp_scan_blocks_reserve(&bb, 10), 0);
+            assert_int_equal(lp_scan_blocks_drain(&bb, &c), 0);
+            assert_int_equal(c.nblocks, n + m);
+            for (i = 0; i < c.nblocks; i++) {
+                uintptr_t addr = c.addrs[i];
+
+                if (i > 0)
+                    assert_true(c.addrs[i - 1] < addr);
+                assert_true(c.blocks[i].size == (size_t)(mix(addr) & 0xfff));
+                assert_true(c.blocks[i].stack_id ==
+                            ((uint32_t)(addr >> 4) | 1u));
+            }
+            lp_scan_blocks_free(&bb);
+        }
+        free(f);
+    }
+    assert_int_equal(lp_table_count(), 0);
+    for (i = 0; i < n; i += 97) {
+        assert_int_equal(lp_table_find(a[i], &b), -ENOENT);
+        assert_int_equal(lp_table_remove(a[i], &b), -ENOENT);
+        assert_int_equal(lp_table_insert(a[i], 8, 1, NULL), -ENOMEM);
+    }
+    assert_int_equal(lp_table_count(), 0);
+    check_how(a, 0, true); /* a second drain: nothing, no crash */
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_blocks_heap_like_addresses_by_rank),
         cmocka_unit_test(test_scan_blocks_full_span_falls_back_to_lookups),
+        cmocka_unit_test(test_scan_blocks_drain_heap_like_addresses),
+        cmocka_unit_test(test_scan_blocks_drain_sorts_and_leaves_a_dead_table),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_scan_sort.c - lp_scan_sort_addrs: the scan's block addresses come
- * back in ascending order, with n words of scratch and nothing else.
+ * back in ascending order, with n words of scratch and nothing else; and
+ * lp_scan_sort_pairs, in place, each block moving with its address.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,9 +83,71 @@ static void test_scan_sort_addrs_every_byte_counts(void **state)
     assert_true(k[5] == 0x7f0000000020);
 }
 
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Keys of a few shapes (heap-like, full span and unaligned, a handful of
+ * distinct values repeated), each with a block that names its key. */
+static void check_pairs(size_t n, unsigned shape)
+{
+    uintptr_t *k = malloc((n ? n : 1) * sizeof(*k));
+    struct lp_scan_block *b = malloc((n ? n : 1) * sizeof(*b));
+    uint64_t xor_in = 0, xor_out = 0;
+    size_t i;
+
+    assert_non_null(k);
+    assert_non_null(b);
+    for (i = 0; i < n; i++) {
+        uint64_t x = mix(i * 7 + shape);
+
+        if (shape == 0)
+            k[i] = (i & 1 ? 0x7f1200000000ull : 0x555500000000ull) +
+                   ((x & 0x3ffffff) << 4);
+        else if (shape == 1)
+            k[i] = x & 0xffffffffffffull;
+        else
+            k[i] = 0x1000 + (x % 5) * 0x10000000000ull + (x % 3);
+        memset(&b[i], 0, sizeof(b[i]));
+        b[i].size = (size_t)mix(k[i]);
+        b[i].stack_id = (uint32_t)i;
+        xor_in ^= mix(k[i] + i);
+    }
+    lp_scan_sort_pairs(k, b, n);
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            assert_true(k[i - 1] <= k[i]);
+        assert_true(b[i].size == (size_t)mix(k[i]));
+        xor_out ^= mix(k[i] + b[i].stack_id);
+    }
+    assert_true(xor_in == xor_out); /* every pair once, unbroken */
+    free(k);
+    free(b);
+}
+
+static void test_scan_sort_pairs_in_place(void **state)
+{
+    unsigned shape;
+
+    (void)state;
+    for (shape = 0; shape < 3; shape++) {
+        check_pairs(300000, shape);
+        check_pairs(1000, shape);
+        check_pairs(25, shape);
+        check_pairs(2, shape);
+        check_pairs(1, shape);
+        check_pairs(0, shape);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_sort_pairs_in_place),
         cmocka_unit_test(test_scan_sort_orders_many_blocks_by_address),
         cmocka_unit_test(test_scan_sort_small_arrays),
         cmocka_unit_test(test_scan_sort_addrs_every_byte_counts),
