@@ -47,6 +47,7 @@
 #include "preload/hot/tcb_slot.h"
 
 #define MAX_SNAPS 1000
+#define POOL 64 /* dropped trees kept for reuse */
 #define LIVE_CHUNK_BITS 12 /* 4096 contexts per bitmap chunk */
 #define LIVE_CHUNK_WORDS ((1u << LIVE_CHUNK_BITS) / 64)
 #define LIVE_DIR_SIZE 4096 /* up to 16M contexts, then a full walk */
@@ -72,6 +73,8 @@ static struct {
     int64_t last_time;
     struct lp_massif_raw_ent *scratch; /* scratch_cap entries */
     size_t scratch_cap;
+    struct lp_massif_raw *pool[POOL]; /* dropped trees, for captures */
+    unsigned pooled;
     struct lp_sched_snap buf[MAX_SNAPS];
 } snap __attribute__((aligned(64))) = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -334,10 +337,54 @@ void lp_massif_raw_free(struct lp_massif_raw *t)
     lp_real.free(t);
 }
 
+/* The schedule dropped a tree (a cull drops half of them at once; in a
+ * growing heap an old peak becomes an ordinary detailed snapshot): pool
+ * it for the next captures, which then fill memory that is already
+ * mapped. A fresh glibc block of that size is mmapped, or at the top of
+ * a heap that free() trims and the next capture regrows: page faults on
+ * every capture (python: 1,400 captures of up to 150 KiB, 6% of the
+ * run). The pool holds at most POOL trees, the largest ones, all of
+ * which were live trees a moment ago. Called under the lock. */
 static void drop_tree(void *ctx, void *tree)
 {
+    struct lp_massif_raw *t = tree;
+    unsigned i, small = 0;
+
     (void)ctx;
-    lp_massif_raw_free(tree);
+    if (snap.pooled < POOL) {
+        snap.pool[snap.pooled++] = t;
+        return;
+    }
+    for (i = 1; i < POOL; i++)
+        if (snap.pool[i]->size < snap.pool[small]->size)
+            small = i;
+    if (snap.pool[small]->size < t->size) {
+        struct lp_massif_raw *out = snap.pool[small];
+
+        snap.pool[small] = t;
+        t = out;
+    }
+    lp_massif_raw_free(t);
+}
+
+/* The smallest pooled tree that holds ents entries, taken out of the
+ * pool; NULL if none does. */
+static struct lp_massif_raw *pool_take(size_t ents)
+{
+    unsigned i, best = POOL;
+    size_t need = sizeof(struct lp_massif_raw) +
+                  ents * sizeof(struct lp_massif_raw_ent);
+    struct lp_massif_raw *t;
+
+    for (i = 0; i < snap.pooled; i++)
+        if (snap.pool[i]->size >= need &&
+            (best == POOL || snap.pool[i]->size < snap.pool[best]->size))
+            best = i;
+    if (best == POOL)
+        return NULL;
+    t = snap.pool[best];
+    snap.pool[best] = snap.pool[--snap.pooled];
+    return t;
 }
 
 /* Copy the live context bytes: collected into the scratch array, then
@@ -368,15 +415,21 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
         snap.scratch = p;
         snap.scratch_cap = cap;
     }
-    size = sizeof(*t) + (size_t)cnt * sizeof(t->e[0]);
-    t = lp_real.malloc(size);
-    if (!t)
-        return NULL;
-    t->size = size;
-    t->nstacks = n;
-    t->nents = (uint32_t)cnt;
+    /* A pooled tree, or a new one with a quarter more room than needed:
+     * in a growing heap each capture has more contexts than the last, and
+     * the trees the culls pool are older, smaller ones. */
+    t = pool_take((size_t)cnt);
+    if (!t) {
+        size = sizeof(*t) + ((size_t)cnt + (size_t)cnt / 4) * sizeof(t->e[0]);
+        t = lp_real.malloc(size);
+        if (!t)
+            return NULL;
+        t->size = size;
+    }
     if (cnt)
         __builtin_memcpy(t->e, snap.scratch, (size_t)cnt * sizeof(t->e[0]));
+    t->nstacks = n;
+    t->nents = (uint32_t)cnt;
     for (i = 0; i < (size_t)cnt; i++)
         sum += t->e[i].bytes;
     *heap = sum;
