@@ -156,6 +156,18 @@ struct lp_massif_node *lp_snapshot_build_tree_sorted(
 struct lp_snapshot_index;
 struct lp_snapshot_index *lp_snapshot_index_new(
     const struct lp_snapshot_ctx *sorted, const uint32_t *sorted_id, size_t n);
+/* The same over contexts that are not sorted: ids[0..n) are the stack
+ * ids (any order; the index permutes the array, which must outlive it)
+ * and order() is asked to sort the ids of a node's contexts, which share
+ * their first d frames, when the node is first expanded: those with no
+ * frame d first (their count returned), then the others by frame d,
+ * written to key[] aligned with ids[] (contexts with equal frames in any
+ * order). Each id is asked for depth d only after depth d - 1. */
+typedef size_t (*lp_snapshot_order_fn)(void *ctx, uint32_t *ids,
+                                       uintptr_t *key, size_t n, unsigned d);
+struct lp_snapshot_index *lp_snapshot_index_lazy(uint32_t *ids, size_t n,
+                                                 lp_snapshot_order_fn order,
+                                                 void *order_ctx);
 void lp_snapshot_index_free(struct lp_snapshot_index *ix);
 struct lp_massif_node *lp_snapshot_build_tree_indexed(
     struct lp_massif *m, struct lp_snapshot_index *ix, const uint64_t *bytes,

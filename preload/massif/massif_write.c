@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * massif_write.c - massif.out files: copy the recorded history out of the
- * snapshot lock, filter every context's stack as massif filters it and
- * sort the contexts once (contexts.c), build each detailed snapshot's
- * tree over an index of them (massif_tree.c), label frames through the
- * symbolizer and write with report/massif's writer to a temporary file
- * renamed into place.
+ * snapshot lock, build each detailed snapshot's tree over one lazy index
+ * of the file's contexts (massif_tree.c), which filters and sorts them
+ * only as far as the trees' significant nodes need (contexts.c), label
+ * frames through the symbolizer and write with report/massif's writer to
+ * a temporary file renamed into place.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
@@ -142,7 +142,7 @@ static void free_history(struct hist *h)
 struct writer {
     struct lp_sym *sym;
     uint32_t nids;
-    struct lp_massif_contexts ctxs; /* built on the first tree */
+    struct lp_massif_contexts ctxs; /* set up on the first tree */
     bool have_ctxs;
     struct lp_snapshot_index *ix; /* over ctxs, built with it */
     uint64_t *bytes;    /* [id] scratch, zero between trees */
@@ -198,11 +198,11 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
         if (!w->bytes && !(w->bytes = calloc(w->nids + 1, sizeof(*w->bytes))))
             return NULL;
         if (!w->have_ctxs &&
-            lp_massif_contexts_build(&w->ctxs, w->sym, w->nids) != 0)
+            lp_massif_contexts_init(&w->ctxs, w->sym, w->nids) != 0)
             return NULL;
         w->have_ctxs = true;
-        w->ix = lp_snapshot_index_new(w->ctxs.sorted, w->ctxs.sorted_id,
-                                      w->nids - 1);
+        w->ix = lp_snapshot_index_lazy(w->ctxs.ids, w->nids - 1,
+                                       lp_massif_contexts_order, &w->ctxs);
         if (!w->ix)
             return NULL;
     }
