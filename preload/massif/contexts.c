@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contexts.c - every context's stack filtered as massif filters it and
- * the contexts sorted by frames, once per massif.out file (contexts.h).
+ * contexts.c - the contexts of a massif.out file for the writer's lazy
+ * tree index: each stack filtered as massif filters it, one frame at a
+ * time, and a node's contexts sorted by their next frame (contexts.h).
  *
- * A Python run has some 170,000 contexts of ~27 frames: naming every
- * frame of every stack (a symbolizer hash lookup and a dozen string
- * compares each) and a merge sort whose comparisons walk two frame arrays
- * out of cache took most of the writer's time. Here each distinct return
- * address is named once and its verdict kept in an open-addressing table;
- * the sort looks at one frame per context per level, on a contiguous
- * array of (frame, id) pairs, radix-sorted on the bytes that differ.
+ * A Python run has some 170,000 contexts of ~30 frames, and ~20 trees
+ * whose significant nodes reach a few hundred of the ~170,000 nodes a
+ * full sort separates: filtering every frame of every stack and sorting
+ * them all down to single contexts took most of the writer's time
+ * (13.8% of the run). Here a context's filter advances one kept frame per
+ * depth at which the index looks at it (460,000 steps in that run, 170,000
+ * of them at the root), each distinct return address is named once and
+ * its verdict kept in an open-addressing table, and a node's contexts
+ * are radix-sorted as (frame, id) pairs on the bytes that differ.
  * Contexts with the same filtered frames may come out in any order: the
  * tree builder only adds their bytes.
- * Context: COLD (massif writer; guard held). Memory: libc malloc.
+ * Context: COLD (massif writer; guard held). Memory: libc malloc for
+ * the verdicts, bigarray.h for the per-context arrays.
  */
 #include "preload/massif/contexts.h"
 
@@ -22,6 +26,7 @@
 
 #include "preload/life/config.h"
 #include "preload/hot/stack.h"
+#include "preload/massif/bigarray.h"
 #include "report/symbolize.h"
 
 /* An address's verdict (KNOWN marks a filled slot's value). */
@@ -139,6 +144,7 @@ static unsigned verdict(struct verdicts *t, uintptr_t ip)
 struct keyed {
     uintptr_t key; /* the frame at the level being sorted */
     uint32_t id;
+    uint32_t st; /* contexts: the filter's state (struct cursor packed) */
 };
 
 static int cmp_keyed(const void *a, const void *b)
@@ -203,7 +209,9 @@ static void sort_keyed(struct keyed *a, struct keyed *tmp, size_t n)
 /* Each context's filtered frames, one at a time                       */
 
 /* How far a context's filter has gone: its next frame is found from
- * frames[next] on, kept frames were handed out so far. */
+ * frames[next] on, kept frames were handed out so far. Packed in 32 bits
+ * it travels with the context's id through the sorts, in the order the
+ * index keeps its contexts: no array indexed by id to miss in. */
 enum {
     C_STARTED = 1u, /* the allocation functions on top are skipped */
     C_END = 2u,     /* no more frames */
@@ -211,16 +219,28 @@ enum {
 };
 
 struct cursor {
-    uint32_t next;
-    uint16_t kept;
-    uint8_t flags;
+    unsigned next, kept, flags;
 };
+
+#define MAX_NEXT 0xffffu /* frames beyond this are not looked at */
+
+static struct cursor unpack(uint32_t st)
+{
+    return (struct cursor){ st & 0xffff, (st >> 16) & 0xff, st >> 24 };
+}
+
+static uint32_t pack(const struct cursor *cu)
+{
+    return (uint32_t)cu->next | (uint32_t)cu->kept << 16 |
+           (uint32_t)cu->flags << 24;
+}
 
 struct ctxs {
     struct verdicts t;
-    unsigned depth;
-    struct cursor *cur; /* [nids] */
-    struct keyed *buf, *tmp; /* [nids] scratch for order() */
+    unsigned depth;    /* at most 255 (config: 200) */
+    uint32_t *st;      /* [nids-1] the packed cursors, aligned with ids */
+    struct keyed *vis, *tmp; /* [nids-1] scratch for order() */
+    size_t st_bytes, keyed_bytes, ids_bytes;
 };
 
 static bool dropped(uintptr_t ip)
@@ -246,25 +266,24 @@ static bool main_follows(struct verdicts *t, const struct lp_stack *s,
 static bool cursor_step(struct ctxs *x, struct cursor *cu,
                         const struct lp_stack *s, uintptr_t *ip)
 {
-    unsigned i;
-    unsigned v;
+    unsigned i, v, nf;
 
     if (cu->flags & C_END)
         return false;
+    nf = s ? (s->nframes < MAX_NEXT ? s->nframes : MAX_NEXT) : 0;
     if (!(cu->flags & C_STARTED)) {
         cu->flags |= C_STARTED;
-        if (!s || s->nframes <= 1)
+        if (nf <= 1)
             goto end;
-        for (i = 1; i < s->nframes && (verdict(&x->t, s->frames[i]) & V_ALLOC);
-             i++)
+        for (i = 1; i < nf && (verdict(&x->t, s->frames[i]) & V_ALLOC); i++)
             ;
         cu->next = i;
     }
     if (cu->kept >= x->depth)
         goto end;
-    for (i = cu->next; i < s->nframes && dropped(s->frames[i]); i++)
+    for (i = cu->next; i < nf && dropped(s->frames[i]); i++)
         ;
-    if (i >= s->nframes)
+    if (i >= nf)
         goto end;
     *ip = s->frames[i];
     cu->next = i + 1;
@@ -283,66 +302,85 @@ end:
     return false;
 }
 
-/* Frame d of context id (the index asks for each depth in turn; any
- * other order starts the context's filter over). */
-static bool frame_at(struct ctxs *x, uint32_t id, unsigned d, uintptr_t *ip)
+/* Frame d of the context whose record is s and filter state *st (the
+ * index asks for each depth in turn; any other order starts the
+ * context's filter over). */
+static bool frame_at(struct ctxs *x, uint32_t *st, const struct lp_stack *s,
+                     unsigned d, uintptr_t *ip)
 {
-    struct cursor *cu = &x->cur[id];
-    const struct lp_stack *s = lp_stack_get(id);
+    struct cursor cu = unpack(*st);
+    bool more;
 
-    if (cu->kept != d) {
-        memset(cu, 0, sizeof(*cu));
-        while (cu->kept < d)
-            if (!cursor_step(x, cu, s, ip))
-                return false;
+    if (cu.kept != d) {
+        cu = unpack(0);
+        while (cu.kept < d)
+            if (!cursor_step(x, &cu, s, ip))
+                break;
     }
-    return cursor_step(x, cu, s, ip);
+    more = cu.kept == d && cursor_step(x, &cu, s, ip);
+    *st = pack(&cu);
+    return more;
 }
 
-/* Ask for the memory frame_at() will read for a context a few places
- * ahead: its stack record's header and the frame its filter reads next
- * (the records of 170,000 Python contexts take 48 MB, read in an order
- * unrelated to where they lie). */
-#define PREFETCH 24
-
-static void prefetch_ctx(const struct ctxs *x, uint32_t id, uint32_t nids)
-{
-    const struct lp_stack *s = id < nids ? lp_stack_get(id) : NULL;
-    const struct cursor *cu = &x->cur[id < nids ? id : 0];
-
-    if (!s)
-        return;
-    __builtin_prefetch(s);
-    __builtin_prefetch(&s->frames[cu->flags & C_STARTED ? cu->next : 1]);
-}
-
-/* ------------------------------------------------------------------ */
+/* The stack records lie in the arena in no order related to their ids
+ * (python3: 170,000 records over 86 MB), and a node's contexts come in
+ * frame order: visited as they come, each record costs a TLB miss and a
+ * cache miss or two. A large node's contexts are visited in the order
+ * of their records' addresses instead, with a software prefetch ahead. */
+#define ADDR_ORDER_MIN 1024
+#define PREFETCH 16
 
 size_t lp_massif_contexts_order(void *ctx, uint32_t *ids, uintptr_t *key,
                                 size_t n, unsigned d)
 {
     struct lp_massif_contexts *c = ctx;
     struct ctxs *x = c->priv;
-    size_t m = 0, r = 0, i;
+    struct keyed *vis = x->vis;
+    size_t total = c->nids > 1 ? c->nids - 1 : 0, m = 0, r = 0, i;
+    /* The index orders c->ids in place: ids[] is a slice of it. */
+    uint32_t *st = ids >= c->ids && ids + n <= c->ids + total
+                       ? x->st + (ids - c->ids) : NULL;
 
     for (i = 0; i < n; i++) {
         uint32_t id = ids[i];
+
+        vis[i].key = (uintptr_t)(id < c->nids ? lp_stack_get(id) : NULL);
+        vis[i].id = id;
+        vis[i].st = st ? st[i] : 0;
+    }
+    if (n >= ADDR_ORDER_MIN)
+        sort_keyed(vis, x->tmp, n);
+    for (i = 0; i < n; i++) {
+        const struct lp_stack *s = (const struct lp_stack *)vis[i].key;
+        uint32_t id = vis[i].id, cst = vis[i].st;
         uintptr_t ip = 0;
 
-        if (i + PREFETCH < n)
-            prefetch_ctx(x, ids[i + PREFETCH], c->nids);
-        if (id >= c->nids || !frame_at(x, id, d, &ip)) {
-            ids[m++] = id; /* m <= i: ids[i] was read already */
+        if (i + PREFETCH < n && vis[i + PREFETCH].key) {
+            const struct lp_stack *p =
+                (const struct lp_stack *)vis[i + PREFETCH].key;
+            struct cursor pc = unpack(vis[i + PREFETCH].st);
+
+            __builtin_prefetch(p);
+            __builtin_prefetch(&p->frames[pc.flags & C_STARTED ? pc.next
+                                                               : 1]);
+        }
+        if (!frame_at(x, &cst, s, d, &ip)) {
+            ids[m++] = id;
         } else {
-            x->buf[r].key = ip;
-            x->buf[r].id = id;
+            vis[r].key = ip; /* r <= i: vis[i] was read already */
+            vis[r].id = id;
+            vis[r].st = cst;
             r++;
         }
     }
-    sort_keyed(x->buf, x->tmp, r);
+    sort_keyed(vis, x->tmp, r);
+    for (i = 0; i < m && st; i++)
+        st[i] = 0; /* ended: asked again, they start over */
     for (i = 0; i < r; i++) {
-        ids[m + i] = x->buf[i].id;
-        key[m + i] = x->buf[i].key;
+        ids[m + i] = vis[i].id;
+        key[m + i] = vis[i].key;
+        if (st)
+            st[m + i] = vis[i].st;
     }
     return m;
 }
@@ -354,12 +392,12 @@ void lp_massif_contexts_free(struct lp_massif_contexts *c)
     if (x) {
         free(x->t.keys);
         free(x->t.vals);
-        free(x->cur);
-        free(x->buf);
-        free(x->tmp);
+        lp_bigarray_free(x->st, x->st_bytes);
+        lp_bigarray_free(x->vis, x->keyed_bytes);
+        lp_bigarray_free(x->tmp, x->keyed_bytes);
+        lp_bigarray_free(c->ids, x->ids_bytes);
         free(x);
     }
-    free(c->ids);
     memset(c, 0, sizeof(*c));
 }
 
@@ -372,16 +410,23 @@ int lp_massif_contexts_init(struct lp_massif_contexts *c, struct lp_sym *sym,
     memset(c, 0, sizeof(*c));
     c->nids = nids;
     c->priv = x = calloc(1, sizeof(*x));
-    c->ids = malloc(sizeof(*c->ids) * (n + 1));
-    if (!x || !c->ids ||
-        !(x->cur = calloc((size_t)nids + 1, sizeof(*x->cur))) ||
-        !(x->buf = malloc(sizeof(*x->buf) * (n + 1))) ||
-        !(x->tmp = malloc(sizeof(*x->tmp) * (n + 1)))) {
+    if (!x)
+        return -ENOMEM;
+    x->st_bytes = (n + 1) * sizeof(*x->st);
+    x->keyed_bytes = (n + 1) * sizeof(struct keyed);
+    x->ids_bytes = (n + 1) * sizeof(*c->ids);
+    x->st = lp_bigarray_new(x->st_bytes);
+    x->vis = lp_bigarray_new(x->keyed_bytes);
+    x->tmp = lp_bigarray_new(x->keyed_bytes);
+    c->ids = lp_bigarray_new(x->ids_bytes);
+    if (!x->st || !x->vis || !x->tmp || !c->ids) {
         lp_massif_contexts_free(c);
         return -ENOMEM;
     }
     x->t.sym = sym;
     x->depth = lp_config.depth > 0 ? (unsigned)lp_config.depth : 30;
+    if (x->depth > 255)
+        x->depth = 255;
     for (i = 0; i < n; i++)
         c->ids[i] = (uint32_t)(i + 1);
     return 0;

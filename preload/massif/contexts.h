@@ -21,7 +21,8 @@
  * depth at which the index looks at it; a radix sort of (frame, id) pairs
  * per expanded node.
  *
- * Context: COLD (massif writer; guard held). Memory: libc malloc.
+ * Context: COLD (massif writer; guard held). Memory: libc malloc and
+ * bigarray.h.
  */
 #include "preload/hot/snapshot.h"
 

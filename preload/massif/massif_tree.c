@@ -4,7 +4,8 @@
  * contexts (FORMATS.md 1.5): group by address at each depth, merge the
  * groups below the significance threshold into one aggregate, order by
  * bytes then address, expand inlined callers into chains.
- * Context: COLD (writer, tests). Memory: libc malloc.
+ * Context: COLD (writer, tests). Memory: libc malloc; the index's
+ * per-context arrays from bigarray.h.
  */
 #include "preload/hot/snapshot.h"
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "preload/massif/bigarray.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
 
@@ -234,15 +236,17 @@ struct lp_snapshot_index *lp_snapshot_index_new(
     struct lp_snapshot_index *ix = calloc(1, sizeof(*ix));
     struct ix_node root = { .lo = 0, .hi = (uint32_t)n };
 
-    if (!ix || n >= UINT32_MAX ||
-        !(ix->prefix = malloc(sizeof(*ix->prefix) * (n + 1))) ||
+    if (!ix)
+        return NULL;
+    ix->c = sorted;
+    ix->id = sorted_id;
+    ix->n = n; /* before any array: the sizes to free follow from it */
+    if (n >= UINT32_MAX ||
+        !(ix->prefix = lp_bigarray_new(sizeof(*ix->prefix) * (n + 1))) ||
         ix_push(ix, &root) != 0) {
         lp_snapshot_index_free(ix);
         return NULL;
     }
-    ix->c = sorted;
-    ix->id = sorted_id;
-    ix->n = n;
     return ix;
 }
 
@@ -252,7 +256,7 @@ struct lp_snapshot_index *lp_snapshot_index_lazy(uint32_t *ids, size_t n,
 {
     struct lp_snapshot_index *ix = lp_snapshot_index_new(NULL, ids, n);
 
-    if (ix && !(ix->key = malloc(sizeof(*ix->key) * (n + 1)))) {
+    if (ix && !(ix->key = lp_bigarray_new(sizeof(*ix->key) * (n + 1)))) {
         lp_snapshot_index_free(ix);
         return NULL;
     }
@@ -269,8 +273,8 @@ void lp_snapshot_index_free(struct lp_snapshot_index *ix)
     if (!ix)
         return;
     free(ix->nodes);
-    free(ix->prefix);
-    free(ix->key);
+    lp_bigarray_free(ix->prefix, sizeof(*ix->prefix) * (ix->n + 1));
+    lp_bigarray_free(ix->key, sizeof(*ix->key) * (ix->n + 1));
     free(ix);
 }
 

@@ -7,7 +7,8 @@
  * frames through the symbolizer and write with report/massif's writer to
  * a temporary file renamed into place.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
- * lp_massif_write_init(). Memory: libc malloc (guard held).
+ * lp_massif_write_init(). Memory: libc malloc (guard held); per-context
+ * arrays from bigarray.h.
  */
 #include "preload/life/outfile.h"
 #include "preload/hot/snapshot.h"
@@ -26,6 +27,7 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
+#include "preload/massif/bigarray.h"
 #include "preload/massif/contexts.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
@@ -195,7 +197,8 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
     uint32_t e;
 
     if (!w->ix) {
-        if (!w->bytes && !(w->bytes = calloc(w->nids + 1, sizeof(*w->bytes))))
+        if (!w->bytes && !(w->bytes = lp_bigarray_new(
+                              (w->nids + 1) * sizeof(*w->bytes))))
             return NULL;
         if (!w->have_ctxs &&
             lp_massif_contexts_init(&w->ctxs, w->sym, w->nids) != 0)
@@ -347,7 +350,7 @@ out:
     lp_snapshot_index_free(w.ix);
     if (w.have_ctxs)
         lp_massif_contexts_free(&w.ctxs);
-    free(w.bytes);
+    lp_bigarray_free(w.bytes, (w.nids + 1) * sizeof(*w.bytes));
     if (w.sym)
         lp_leakcheck_sym_put();
     lp_massif_free(m);
