@@ -71,7 +71,7 @@ static struct {
     pthread_mutex_t lock;
     struct lp_sched sched;
     int64_t last_time;
-    struct lp_massif_raw_ent *scratch; /* scratch_cap entries */
+    struct lp_snapshot_ent *scratch; /* scratch_cap entries */
     size_t scratch_cap;
     struct lp_massif_raw *pool[POOL]; /* dropped trees, for captures */
     unsigned pooled;
@@ -172,7 +172,7 @@ struct batch {
     unsigned n;
 };
 
-static bool judge_batch(struct batch *b, struct lp_massif_raw_ent *out,
+static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
                         size_t cap, size_t *n, bool may_clear, bool threaded)
 {
     unsigned i;
@@ -224,7 +224,7 @@ static void batch_add(struct batch *b, uint32_t id, uint64_t *word)
  * prefetched together: the walk waits for one round of cache misses per
  * batch, not one per context. */
 static long collect_live(uint32_t nstacks, bool may_clear,
-                         struct lp_massif_raw_ent *out, size_t cap)
+                         struct lp_snapshot_ent *out, size_t cap)
 {
     bool threaded = lp_load_relaxed(&lp_threaded);
     uint32_t d, nd = (nstacks >> LIVE_CHUNK_BITS) + 1, id;
@@ -373,7 +373,7 @@ static struct lp_massif_raw *pool_take(size_t ents)
 {
     unsigned i, best = POOL;
     size_t need = sizeof(struct lp_massif_raw) +
-                  ents * sizeof(struct lp_massif_raw_ent);
+                  ents * sizeof(struct lp_snapshot_ent);
     struct lp_massif_raw *t;
 
     for (i = 0; i < snap.pooled; i++)
@@ -407,7 +407,7 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
     while ((cnt = collect_live(n, may_clear, snap.scratch,
                                snap.scratch_cap)) < 0) {
         size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
-        struct lp_massif_raw_ent *p =
+        struct lp_snapshot_ent *p =
             lp_real.realloc(snap.scratch, cap * sizeof(*p));
 
         if (!p)

@@ -7,8 +7,7 @@
  * frames through the symbolizer and write with report/massif's writer to
  * a temporary file renamed into place.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
- * lp_massif_write_init(). Memory: libc malloc (guard held); per-context
- * arrays from bigarray.h.
+ * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
 #include "preload/life/outfile.h"
 #include "preload/hot/snapshot.h"
@@ -27,7 +26,6 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
-#include "preload/massif/bigarray.h"
 #include "preload/massif/contexts.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
@@ -147,7 +145,6 @@ struct writer {
     struct lp_massif_contexts ctxs; /* set up on the first tree */
     bool have_ctxs;
     struct lp_snapshot_index *ix; /* over ctxs, built with it */
-    uint64_t *bytes;    /* [id] scratch, zero between trees */
     char **labels;      /* scratch: strings of the last label() call */
     int nlabels;
 };
@@ -193,13 +190,8 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
                                       const struct lp_sched_snap *s)
 {
     const struct lp_massif_raw *t = s->tree;
-    struct lp_massif_node *root;
-    uint32_t e;
 
     if (!w->ix) {
-        if (!w->bytes && !(w->bytes = lp_bigarray_new(
-                              (w->nids + 1) * sizeof(*w->bytes))))
-            return NULL;
         if (!w->have_ctxs &&
             lp_massif_contexts_init(&w->ctxs, w->sym, w->nids) != 0)
             return NULL;
@@ -209,20 +201,13 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
         if (!w->ix)
             return NULL;
     }
-    for (e = 0; e < t->nents; e++)
-        if (t->e[e].id < w->nids)
-            w->bytes[t->e[e].id] = t->e[e].bytes;
     /* Every context seen by the time of the snapshot, empty ones too
      * (massif keeps them in the tree): ids up to nstacks. */
-    root = lp_snapshot_build_tree_indexed(
-        m, w->ix, w->bytes, t->nstacks,
+    return lp_snapshot_build_tree_indexed(
+        m, w->ix, t->e, t->nents, t->nstacks,
         lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
                         lp_config.threshold),
         lp_config.threshold, sym_label, w);
-    for (e = 0; e < t->nents; e++)
-        if (t->e[e].id < w->nids)
-            w->bytes[t->e[e].id] = 0;
-    return root;
 }
 
 /* "desc:" text: our options in massif's spelling (snapshot.h). */
@@ -350,7 +335,6 @@ out:
     lp_snapshot_index_free(w.ix);
     if (w.have_ctxs)
         lp_massif_contexts_free(&w.ctxs);
-    lp_bigarray_free(w.bytes, (w.nids + 1) * sizeof(*w.bytes));
     if (w.sym)
         lp_leakcheck_sym_put();
     lp_massif_free(m);

@@ -136,6 +136,32 @@ static void test_snapshot_sig_follows_massif(void **state)
     assert_int_equal(lp_snapshot_sig(1000, 1016, 2.5), 25);
 }
 
+/* A snapshot's entries for the indexed builder from bytes[1..nids]: the
+ * contexts holding bytes, some holding none, and some past max_id (which
+ * the builder must leave out), in a shuffled order. */
+static size_t ents_of(const uint64_t *bytes, uint32_t nids, uint32_t max_id,
+                      struct lp_snapshot_ent *out, unsigned *seed)
+{
+    size_t n = 0, i, j;
+
+    for (i = 1; i <= nids; i++) {
+        if (bytes[i] || i % 50 == 0)
+            out[n++] = (struct lp_snapshot_ent){ (uint32_t)i, bytes[i] };
+        else if (i > max_id && i % 7 == 0)
+            out[n++] = (struct lp_snapshot_ent){ (uint32_t)i, 777 };
+    }
+    for (i = n; i > 1; i--) {
+        struct lp_snapshot_ent t;
+
+        *seed = *seed * 1103515245u + 12345u;
+        j = (*seed >> 8) % i;
+        t = out[i - 1];
+        out[i - 1] = out[j];
+        out[j] = t;
+    }
+    return n;
+}
+
 /* Write root as the only snapshot of m; return the whole file. */
 static char *file_text(struct lp_massif *m, struct lp_massif_node *root,
                        uint64_t heap)
@@ -164,6 +190,7 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
     static struct lp_snapshot_ctx sorted[N], sub[N];
     static uint32_t sorted_id[N];
     static uint64_t bytes[N + 1];
+    static struct lp_snapshot_ent ents[N];
     struct lp_snapshot_index *ix;
     unsigned seed = 777, i, k, round;
 
@@ -190,7 +217,7 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
         struct lp_massif *m1 = lp_massif_new("(none)", "./t", "B");
         struct lp_massif *m2 = lp_massif_new("(none)", "./t", "B");
         uint64_t heap = 0;
-        size_t n = 0;
+        size_t n = 0, ne;
         char *a, *b;
 
         for (i = 1; i <= N; i++) {
@@ -206,9 +233,10 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
         a = file_text(m1, lp_snapshot_build_tree_sorted(m1, sub, n,
                           lp_snapshot_sig(heap, heap, threshold), threshold,
                           label, NULL), heap);
-        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, bytes, max_id,
-                          lp_snapshot_sig(heap, heap, threshold), threshold,
-                          label, NULL), heap);
+        ne = ents_of(bytes, N, max_id, ents, &seed);
+        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, ents, ne,
+                          max_id, lp_snapshot_sig(heap, heap, threshold),
+                          threshold, label, NULL), heap);
         assert_string_equal(a, b);
         free(a);
         free(b);
@@ -240,6 +268,7 @@ static void test_lazy_contexts_tree_matches_sorted_builder(void **state)
     static struct lp_snapshot_ctx sub[N];
     static uint32_t id_of[N];
     static uint64_t bytes[2 * N + 2];
+    static struct lp_snapshot_ent ents[2 * N + 2];
     struct lp_massif_contexts ctxs;
     struct lp_snapshot_index *ix;
     unsigned seed = 4242, i, k, nk[N], round, depth = 30;
@@ -280,7 +309,7 @@ static void test_lazy_contexts_tree_matches_sorted_builder(void **state)
         struct lp_massif *m1 = lp_massif_new("(none)", "./t", "B");
         struct lp_massif *m2 = lp_massif_new("(none)", "./t", "B");
         uint64_t heap = 0;
-        size_t n = 0;
+        size_t n = 0, ne;
         char *a, *b;
 
         memset(bytes, 0, sizeof(bytes));
@@ -304,9 +333,10 @@ static void test_lazy_contexts_tree_matches_sorted_builder(void **state)
         a = file_text(m1, lp_snapshot_build_tree_sorted(m1, sub, n,
                           lp_snapshot_sig(heap, heap, threshold), threshold,
                           label, NULL), heap);
-        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, bytes, max_id,
-                          lp_snapshot_sig(heap, heap, threshold), threshold,
-                          label, NULL), heap);
+        ne = ents_of(bytes, nids, max_id, ents, &seed);
+        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, ents, ne,
+                          max_id, lp_snapshot_sig(heap, heap, threshold),
+                          threshold, label, NULL), heap);
         assert_string_equal(a, b);
         free(a);
         free(b);
