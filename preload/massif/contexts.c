@@ -15,8 +15,10 @@
  * are radix-sorted as (frame, id) pairs on the bytes that differ.
  * Contexts with the same filtered frames may come out in any order: the
  * tree builder only adds their bytes.
- * Context: COLD (massif writer; guard held). Memory: libc malloc for
- * the verdicts, bigarray.h for the per-context arrays.
+ * Context: COLD (massif writer; guard held). Memory: libc malloc (at
+ * exit mostly memory the program freed, already faulted in: fresh
+ * mappings cost more, page faults at 11 us a page in a VM, or the
+ * clearing of huge pages).
  */
 #include "preload/massif/contexts.h"
 
@@ -26,7 +28,6 @@
 
 #include "preload/life/config.h"
 #include "preload/hot/stack.h"
-#include "preload/massif/bigarray.h"
 #include "report/symbolize.h"
 
 /* An address's verdict (KNOWN marks a filled slot's value). */
@@ -240,7 +241,7 @@ struct ctxs {
     unsigned depth;    /* at most 255 (config: 200) */
     uint32_t *st;      /* [nids-1] the packed cursors, aligned with ids */
     struct keyed *vis, *tmp; /* [nids-1] scratch for order() */
-    size_t st_bytes, keyed_bytes, ids_bytes;
+    size_t keyed_bytes, ids_bytes;
 };
 
 static bool dropped(uintptr_t ip)
@@ -392,10 +393,10 @@ void lp_massif_contexts_free(struct lp_massif_contexts *c)
     if (x) {
         free(x->t.keys);
         free(x->t.vals);
-        lp_bigarray_free(x->st, x->st_bytes);
-        lp_bigarray_free(x->vis, x->keyed_bytes);
-        lp_bigarray_free(x->tmp, x->keyed_bytes);
-        lp_bigarray_free(c->ids, x->ids_bytes);
+        free(x->st);
+        free(x->vis);
+        free(x->tmp);
+        free(c->ids);
         free(x);
     }
     memset(c, 0, sizeof(*c));
@@ -412,13 +413,12 @@ int lp_massif_contexts_init(struct lp_massif_contexts *c, struct lp_sym *sym,
     c->priv = x = calloc(1, sizeof(*x));
     if (!x)
         return -ENOMEM;
-    x->st_bytes = (n + 1) * sizeof(*x->st);
     x->keyed_bytes = (n + 1) * sizeof(struct keyed);
     x->ids_bytes = (n + 1) * sizeof(*c->ids);
-    x->st = lp_bigarray_new(x->st_bytes);
-    x->vis = lp_bigarray_new(x->keyed_bytes);
-    x->tmp = lp_bigarray_new(x->keyed_bytes);
-    c->ids = lp_bigarray_new(x->ids_bytes);
+    x->st = calloc(n + 1, sizeof(*x->st)); /* every filter at its start */
+    x->vis = malloc(x->keyed_bytes);
+    x->tmp = malloc(x->keyed_bytes);
+    c->ids = malloc(x->ids_bytes);
     if (!x->st || !x->vis || !x->tmp || !c->ids) {
         lp_massif_contexts_free(c);
         return -ENOMEM;

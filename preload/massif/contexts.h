@@ -21,8 +21,7 @@
  * depth at which the index looks at it; a radix sort of (frame, id) pairs
  * per expanded node.
  *
- * Context: COLD (massif writer; guard held). Memory: libc malloc and
- * bigarray.h.
+ * Context: COLD (massif writer; guard held). Memory: libc malloc.
  */
 #include "preload/hot/snapshot.h"
 

@@ -4,8 +4,7 @@
  * contexts (FORMATS.md 1.5): group by address at each depth, merge the
  * groups below the significance threshold into one aggregate, order by
  * bytes then address, expand inlined callers into chains.
- * Context: COLD (writer, tests). Memory: libc malloc; the index's
- * per-context arrays from bigarray.h.
+ * Context: COLD (writer, tests). Memory: libc malloc.
  */
 #include "preload/hot/snapshot.h"
 
@@ -13,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "preload/massif/bigarray.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
 
@@ -298,9 +296,9 @@ struct lp_snapshot_index *lp_snapshot_index_new(
         return NULL;
     ix->c = sorted;
     ix->id = sorted_id;
-    ix->n = n; /* before any array: the sizes to free follow from it */
+    ix->n = n;
     if (n >= UINT32_MAX ||
-        !(ix->pos = lp_bigarray_new(sizeof(*ix->pos) * (n + 1))) ||
+        !(ix->pos = calloc(n + 1, sizeof(*ix->pos))) ||
         ix_push(ix, &root) != 0) {
         lp_snapshot_index_free(ix);
         return NULL;
@@ -317,7 +315,7 @@ struct lp_snapshot_index *lp_snapshot_index_lazy(uint32_t *ids, size_t n,
 {
     struct lp_snapshot_index *ix = lp_snapshot_index_new(NULL, ids, n);
 
-    if (ix && !(ix->key = lp_bigarray_new(sizeof(*ix->key) * (n + 1)))) {
+    if (ix && !(ix->key = malloc(sizeof(*ix->key) * (n + 1)))) {
         lp_snapshot_index_free(ix);
         return NULL;
     }
@@ -334,10 +332,10 @@ void lp_snapshot_index_free(struct lp_snapshot_index *ix)
     if (!ix)
         return;
     free(ix->nodes);
-    lp_bigarray_free(ix->pos, sizeof(*ix->pos) * (ix->n + 1));
+    free(ix->pos);
     free(ix->held);
     free(ix->sum);
-    lp_bigarray_free(ix->key, sizeof(*ix->key) * (ix->n + 1));
+    free(ix->key);
     free(ix);
 }
 
