@@ -38,6 +38,7 @@
 #include "preload/hot/snapshot.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "preload/hot/arena.h"
@@ -71,7 +72,7 @@ static struct {
     pthread_mutex_t lock;
     struct lp_sched sched;
     int64_t last_time;
-    struct lp_massif_raw_ent *scratch; /* scratch_cap entries */
+    struct lp_snapshot_ent *scratch; /* scratch_cap entries */
     size_t scratch_cap;
     struct lp_massif_raw *pool[POOL]; /* dropped trees, for captures */
     unsigned pooled;
@@ -172,7 +173,7 @@ struct batch {
     unsigned n;
 };
 
-static bool judge_batch(struct batch *b, struct lp_massif_raw_ent *out,
+static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
                         size_t cap, size_t *n, bool may_clear, bool threaded)
 {
     unsigned i;
@@ -224,7 +225,7 @@ static void batch_add(struct batch *b, uint32_t id, uint64_t *word)
  * prefetched together: the walk waits for one round of cache misses per
  * batch, not one per context. */
 static long collect_live(uint32_t nstacks, bool may_clear,
-                         struct lp_massif_raw_ent *out, size_t cap)
+                         struct lp_snapshot_ent *out, size_t cap)
 {
     bool threaded = lp_load_relaxed(&lp_threaded);
     uint32_t d, nd = (nstacks >> LIVE_CHUNK_BITS) + 1, id;
@@ -373,7 +374,7 @@ static struct lp_massif_raw *pool_take(size_t ents)
 {
     unsigned i, best = POOL;
     size_t need = sizeof(struct lp_massif_raw) +
-                  ents * sizeof(struct lp_massif_raw_ent);
+                  ents * sizeof(struct lp_snapshot_ent);
     struct lp_massif_raw *t;
 
     for (i = 0; i < snap.pooled; i++)
@@ -385,6 +386,21 @@ static struct lp_massif_raw *pool_take(size_t ents)
     t = snap.pool[best];
     snap.pool[best] = snap.pool[--snap.pooled];
     return t;
+}
+
+/* Fault in the whole pages of a fresh tree's first len bytes in one
+ * call before the copy writes them: a large tree is a fresh mapping, or
+ * fresh pages at the top of glibc's heap, and a page faulted in by
+ * MADV_POPULATE_WRITE costs half what a first write's trap does (5.6
+ * against 11 us in a VM; python3: 1,400 captures of up to 150 KiB).
+ * Only pages the copy writes anyway: glibc sees no difference. */
+static void populate(void *p, size_t len)
+{
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+
+    if (hi > lo + 4096)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
 /* Copy the live context bytes: collected into the scratch array, then
@@ -407,7 +423,7 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
     while ((cnt = collect_live(n, may_clear, snap.scratch,
                                snap.scratch_cap)) < 0) {
         size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
-        struct lp_massif_raw_ent *p =
+        struct lp_snapshot_ent *p =
             lp_real.realloc(snap.scratch, cap * sizeof(*p));
 
         if (!p)
@@ -425,6 +441,7 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
         if (!t)
             return NULL;
         t->size = size;
+        populate(t, sizeof(*t) + (size_t)cnt * sizeof(t->e[0]));
     }
     if (cnt)
         __builtin_memcpy(t->e, snap.scratch, (size_t)cnt * sizeof(t->e[0]));

@@ -14,18 +14,15 @@
  * accounting.
  * Context: see each function.
  */
+#include "preload/hot/snapshot.h"
 #include "preload/life/config.h"
 #include "preload/lp.h"
 #include "preload/massif/schedule.h"
 
-struct lp_massif_raw_ent {
-    uint32_t id;
-    uint64_t bytes;
-};
 struct lp_massif_raw {
     size_t size; /* bytes of this allocation */
     uint32_t nstacks, nents;
-    struct lp_massif_raw_ent e[];
+    struct lp_snapshot_ent e[]; /* snapshot.h: (stack id, live bytes) */
 };
 
 /* COLD (writer): the history lock, held while the schedule's array is

@@ -145,22 +145,41 @@ struct lp_massif_node *lp_snapshot_build_tree_sorted(
     void *label_ctx);
 
 /* The same tree from an index over contexts sorted once for a whole
- * file (sorted[i] is the context of stack id sorted_id[i]; both arrays
- * must outlive the index): bytes[id] are the snapshot's bytes per stack
- * id, and only contexts with ids up to max_id are in the snapshot (the
- * others, later stacks, hold 0 bytes). Each node's children are found
- * once per file, on its first expansion, so a tree costs what its
- * significant nodes' children cost, not a pass over every context.
+ * file (sorted[i] is the context of stack id sorted_id[i], the ids 1..n
+ * in some order; both arrays must outlive the index): a snapshot is the
+ * bytes of its contexts that hold any, e[0..ne) (any order, each id
+ * once; the others hold 0), and only contexts with ids up to max_id are
+ * in it (the others, later stacks, are left out). Each node's children
+ * are found once per file, on its first expansion, and a group's bytes
+ * come from e[] sorted by place, so a tree costs what its significant
+ * nodes' children and its e[] cost, not a pass over every context.
  * Gives exactly lp_snapshot_build_tree_sorted()'s tree of the contexts
  * with ids up to max_id. */
+struct lp_snapshot_ent {
+    uint32_t id;
+    uint64_t bytes;
+};
 struct lp_snapshot_index;
 struct lp_snapshot_index *lp_snapshot_index_new(
     const struct lp_snapshot_ctx *sorted, const uint32_t *sorted_id, size_t n);
-void lp_snapshot_index_free(struct lp_snapshot_index *ix);
 struct lp_massif_node *lp_snapshot_build_tree_indexed(
-    struct lp_massif *m, struct lp_snapshot_index *ix, const uint64_t *bytes,
-    uint32_t max_id, uint64_t sig, double threshold,
-    lp_snapshot_label_fn label, void *label_ctx);
+    struct lp_massif *m, struct lp_snapshot_index *ix,
+    const struct lp_snapshot_ent *e, size_t ne, uint32_t max_id,
+    uint64_t sig, double threshold, lp_snapshot_label_fn label,
+    void *label_ctx);
+/* The same over contexts that are not sorted: ids[0..n) are the stack
+ * ids (any order; the index permutes the array, which must outlive it)
+ * and order() is asked to sort the ids of a node's contexts, which share
+ * their first d frames, when the node is first expanded: those with no
+ * frame d first (their count returned), then the others by frame d,
+ * written to key[] aligned with ids[] (contexts with equal frames in any
+ * order). Each id is asked for depth d only after depth d - 1. */
+typedef size_t (*lp_snapshot_order_fn)(void *ctx, uint32_t *ids,
+                                       uintptr_t *key, size_t n, unsigned d);
+struct lp_snapshot_index *lp_snapshot_index_lazy(uint32_t *ids, size_t n,
+                                                 lp_snapshot_order_fn order,
+                                                 void *order_ctx);
+void lp_snapshot_index_free(struct lp_snapshot_index *ix);
 
 /* massif's significance: floor(total * threshold / 100), or 1 when heap
  * is 0 and threshold is not. */

@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contexts.c - every context's stack filtered as massif filters it and
- * the contexts sorted by frames, once per massif.out file (contexts.h).
+ * contexts.c - the contexts of a massif.out file for the writer's lazy
+ * tree index: each stack filtered as massif filters it, one frame at a
+ * time, and a node's contexts sorted by their next frame (contexts.h).
  *
- * A Python run has some 170,000 contexts of ~27 frames: naming every
- * frame of every stack (a symbolizer hash lookup and a dozen string
- * compares each) and a merge sort whose comparisons walk two frame arrays
- * out of cache took most of the writer's time. Here each distinct return
- * address is named once and its verdict kept in an open-addressing table;
- * the sort looks at one frame per context per level, on a contiguous
- * array of (frame, id) pairs, radix-sorted on the bytes that differ.
+ * A Python run has some 170,000 contexts of ~30 frames, and ~20 trees
+ * whose significant nodes reach a few hundred of the ~170,000 nodes a
+ * full sort separates: filtering every frame of every stack and sorting
+ * them all down to single contexts took most of the writer's time
+ * (13.8% of the run). Here a context's filter advances one kept frame per
+ * depth at which the index looks at it (460,000 steps in that run, 170,000
+ * of them at the root), each distinct return address is named once and
+ * its verdict kept in an open-addressing table, and a node's contexts
+ * are radix-sorted as (frame, id) pairs on the bytes that differ.
  * Contexts with the same filtered frames may come out in any order: the
  * tree builder only adds their bytes.
- * Context: COLD (massif writer; guard held). Memory: libc malloc.
+ * Context: COLD (massif writer; guard held). Memory: libc malloc (at
+ * exit mostly memory the program freed, already faulted in: fresh
+ * mappings cost more, page faults at 11 us a page in a VM, or the
+ * clearing of huge pages).
  */
 #include "preload/massif/contexts.h"
 
@@ -38,59 +44,6 @@ struct verdicts {
     uint8_t *vals;
     size_t mask, used;
 };
-
-/* Copies of the filtered frames that are not a run of a record's frames:
- * chunks, never moved, freed with the set. */
-struct side {
-    uintptr_t *chunk;
-    size_t used, cap;
-    uintptr_t **all; /* every chunk, to free */
-    size_t nall, capall;
-};
-
-static uintptr_t *side_alloc(struct side *sd, size_t n)
-{
-    uintptr_t *p;
-
-    if (sd->used + n > sd->cap) {
-        size_t cap = n > 4096 ? n : 4096;
-
-        if (sd->nall == sd->capall) {
-            size_t c = sd->capall ? sd->capall * 2 : 16;
-            uintptr_t **a = realloc(sd->all, c * sizeof(*a));
-
-            if (!a)
-                return NULL;
-            sd->all = a;
-            sd->capall = c;
-        }
-        if (!(sd->chunk = malloc(cap * sizeof(*sd->chunk))))
-            return NULL;
-        sd->all[sd->nall++] = sd->chunk;
-        sd->used = 0;
-        sd->cap = cap;
-    }
-    p = sd->chunk + sd->used;
-    sd->used += n;
-    return p;
-}
-
-/* The first k kept frames of s from index first on, skipping dropped
- * ones. */
-static bool side_copy(struct side *sd, const struct lp_stack *s,
-                      unsigned first, unsigned k, const uintptr_t **out)
-{
-    uintptr_t *p = side_alloc(sd, k);
-    unsigned i, n = 0;
-
-    if (!p)
-        return false;
-    for (i = first; i < s->nframes && n < k; i++)
-        if (s->frames[i] != 0 && !lp_stack_is_self(s->frames[i]))
-            p[n++] = s->frames[i];
-    *out = p;
-    return true;
-}
 
 /* Massif's default --alloc-fn list (FORMATS.md 1.5). */
 static bool is_alloc_fn(const char *fn)
@@ -186,66 +139,13 @@ static unsigned verdict(struct verdicts *t, uintptr_t ip)
     return v;
 }
 
-/* Filter stack s: its frames are (*out)[0..k), k returned. Usually they
- * are a run of the record's own frames (a few alloc functions dropped on
- * top, the rest cut at depth or below main) and *out points into the
- * record, which is never freed; only when a frame inside the kept run is
- * dropped (0, or our own library) are they copied to side storage. */
-static unsigned filter_stack(struct verdicts *t, const struct lp_stack *s,
-                             struct side *sd, const uintptr_t **out,
-                             unsigned depth)
-{
-    unsigned i = 1, k = 0, below = 0, first;
-    bool found_main = false, gap = false;
-
-    *out = NULL;
-    if (!s || s->nframes <= 1)
-        return 0;
-    while (i < s->nframes && (verdict(t, s->frames[i]) & V_ALLOC))
-        i++;
-    first = i;
-    for (; i < s->nframes; i++) {
-        uintptr_t ip = s->frames[i];
-        unsigned v;
-
-        if (ip == 0 || lp_stack_is_self(ip)) {
-            if (k < depth && k > 0)
-                gap = true; /* may lie inside the kept run */
-            else if (k == 0)
-                first = i + 1;
-            continue;
-        }
-        k++;
-        v = verdict(t, ip);
-        if (v & V_MAIN) {
-            found_main = true;
-            break;
-        }
-        if ((v & V_BELOW_MAIN) && !below)
-            below = k;
-    }
-    if (!found_main && below)
-        k = below;
-    if (k > depth)
-        k = depth;
-    if (!gap || k == 0) {
-        *out = s->frames + first;
-        return k;
-    }
-    return side_copy(sd, s, first, k, out) ? k : 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Sorting: most significant frame first                               */
 
 struct keyed {
     uintptr_t key; /* the frame at the level being sorted */
     uint32_t id;
-};
-
-struct sorter {
-    const struct lp_snapshot_ctx *ctx; /* [id] */
-    struct keyed *buf, *tmp;
+    uint32_t st; /* contexts: the filter's state (struct cursor packed) */
 };
 
 static int cmp_keyed(const void *a, const void *b)
@@ -305,119 +205,229 @@ static void sort_keyed(struct keyed *a, struct keyed *tmp, size_t n)
         memcpy(a, src, n * sizeof(*a));
 }
 
-/* Sort ids ord[lo..hi), whose contexts share their first d frames, as
- * cmp_ctx orders them: shorter first, then by frame d, and so on. One
- * pass reads each context's length and frame d into buf; buf[lo..hi)
- * then stays aligned with ord[lo..hi), and a run's recursion uses only
- * its own part of buf and tmp, so the later runs' keys stay readable. */
-static void sort_level(struct sorter *s, uint32_t *ord, size_t lo, size_t hi,
-                       unsigned d)
+
+/* ------------------------------------------------------------------ */
+/* Each context's filtered frames, one at a time                       */
+
+/* How far a context's filter has gone: its next frame is found from
+ * frames[next] on, kept frames were handed out so far. Packed in 32 bits
+ * it travels with the context's id through the sorts, in the order the
+ * index keeps its contexts: no array indexed by id to miss in. */
+enum {
+    C_STARTED = 1u, /* the allocation functions on top are skipped */
+    C_END = 2u,     /* no more frames */
+    C_BELOW = 4u,   /* a below-main function was kept (main follows) */
+};
+
+struct cursor {
+    unsigned next, kept, flags;
+};
+
+#define MAX_NEXT 0xffffu /* frames beyond this are not looked at */
+
+static struct cursor unpack(uint32_t st)
 {
-    size_t m = lo, r = 0, i, j;
+    return (struct cursor){ st & 0xffff, (st >> 16) & 0xff, st >> 24 };
+}
 
-    for (i = lo; i < hi; i++) {
-        uint32_t id = ord[i];
-        const struct lp_snapshot_ctx *c = &s->ctx[id];
+static uint32_t pack(const struct cursor *cu)
+{
+    return (uint32_t)cu->next | (uint32_t)cu->kept << 16 |
+           (uint32_t)cu->flags << 24;
+}
 
-        if (c->nframes <= d) {
-            ord[m++] = id; /* m <= i: ord[i] was read already */
+struct ctxs {
+    struct verdicts t;
+    unsigned depth;    /* at most 255 (config: 200) */
+    uint32_t *st;      /* [nids-1] the packed cursors, aligned with ids */
+    struct keyed *vis, *tmp; /* [nids-1] scratch for order() */
+    size_t keyed_bytes, ids_bytes;
+};
+
+static bool dropped(uintptr_t ip)
+{
+    return ip == 0 || lp_stack_is_self(ip);
+}
+
+/* Is there a kept frame in main from frames[i] on? */
+static bool main_follows(struct verdicts *t, const struct lp_stack *s,
+                         unsigned i)
+{
+    for (; i < s->nframes; i++)
+        if (!dropped(s->frames[i]) && (verdict(t, s->frames[i]) & V_MAIN))
+            return true;
+    return false;
+}
+
+/* The next kept frame of stack s into *ip, as massif's filter keeps
+ * them: past the allocation functions on top, without zero frames and
+ * our own library's, at most depth of them, ending with main when main
+ * is there, else with the first below-main function, else where the
+ * stack ends. false when the context has no more frames. */
+static bool cursor_step(struct ctxs *x, struct cursor *cu,
+                        const struct lp_stack *s, uintptr_t *ip)
+{
+    unsigned i, v, nf;
+
+    if (cu->flags & C_END)
+        return false;
+    nf = s ? (s->nframes < MAX_NEXT ? s->nframes : MAX_NEXT) : 0;
+    if (!(cu->flags & C_STARTED)) {
+        cu->flags |= C_STARTED;
+        if (nf <= 1)
+            goto end;
+        for (i = 1; i < nf && (verdict(&x->t, s->frames[i]) & V_ALLOC); i++)
+            ;
+        cu->next = i;
+    }
+    if (cu->kept >= x->depth)
+        goto end;
+    for (i = cu->next; i < nf && dropped(s->frames[i]); i++)
+        ;
+    if (i >= nf)
+        goto end;
+    *ip = s->frames[i];
+    cu->next = i + 1;
+    cu->kept++;
+    v = verdict(&x->t, *ip);
+    if (v & V_MAIN) {
+        cu->flags |= C_END; /* main is the last frame */
+    } else if ((v & V_BELOW_MAIN) && !(cu->flags & C_BELOW)) {
+        cu->flags |= C_BELOW;
+        if (!main_follows(&x->t, s, i + 1))
+            cu->flags |= C_END; /* no main: cut below it */
+    }
+    return true;
+end:
+    cu->flags |= C_END;
+    return false;
+}
+
+/* Frame d of the context whose record is s and filter state *st (the
+ * index asks for each depth in turn; any other order starts the
+ * context's filter over). */
+static bool frame_at(struct ctxs *x, uint32_t *st, const struct lp_stack *s,
+                     unsigned d, uintptr_t *ip)
+{
+    struct cursor cu = unpack(*st);
+    bool more;
+
+    if (cu.kept != d) {
+        cu = unpack(0);
+        while (cu.kept < d)
+            if (!cursor_step(x, &cu, s, ip))
+                break;
+    }
+    more = cu.kept == d && cursor_step(x, &cu, s, ip);
+    *st = pack(&cu);
+    return more;
+}
+
+/* The stack records lie in the arena in no order related to their ids
+ * (python3: 170,000 records over 86 MB), and a node's contexts come in
+ * frame order: visited as they come, each record costs a TLB miss and a
+ * cache miss or two. A large node's contexts are visited in the order
+ * of their records' addresses instead, with a software prefetch ahead. */
+#define ADDR_ORDER_MIN 1024
+#define PREFETCH 16
+
+size_t lp_massif_contexts_order(void *ctx, uint32_t *ids, uintptr_t *key,
+                                size_t n, unsigned d)
+{
+    struct lp_massif_contexts *c = ctx;
+    struct ctxs *x = c->priv;
+    struct keyed *vis = x->vis;
+    size_t total = c->nids > 1 ? c->nids - 1 : 0, m = 0, r = 0, i;
+    /* The index orders c->ids in place: ids[] is a slice of it. */
+    uint32_t *st = ids >= c->ids && ids + n <= c->ids + total
+                       ? x->st + (ids - c->ids) : NULL;
+
+    for (i = 0; i < n; i++) {
+        uint32_t id = ids[i];
+
+        vis[i].key = (uintptr_t)(id < c->nids ? lp_stack_get(id) : NULL);
+        vis[i].id = id;
+        vis[i].st = st ? st[i] : 0;
+    }
+    if (n >= ADDR_ORDER_MIN)
+        sort_keyed(vis, x->tmp, n);
+    for (i = 0; i < n; i++) {
+        const struct lp_stack *s = (const struct lp_stack *)vis[i].key;
+        uint32_t id = vis[i].id, cst = vis[i].st;
+        uintptr_t ip = 0;
+
+        if (i + PREFETCH < n && vis[i + PREFETCH].key) {
+            const struct lp_stack *p =
+                (const struct lp_stack *)vis[i + PREFETCH].key;
+            struct cursor pc = unpack(vis[i + PREFETCH].st);
+
+            __builtin_prefetch(p);
+            __builtin_prefetch(&p->frames[pc.flags & C_STARTED ? pc.next
+                                                               : 1]);
+        }
+        if (!frame_at(x, &cst, s, d, &ip)) {
+            ids[m++] = id;
         } else {
-            s->buf[lo + r].key = c->frames[d];
-            s->buf[lo + r].id = id;
+            vis[r].key = ip; /* r <= i: vis[i] was read already */
+            vis[r].id = id;
+            vis[r].st = cst;
             r++;
         }
     }
-    if (r <= 1) {
-        if (r == 1)
-            ord[m] = s->buf[lo].id;
-        return;
+    sort_keyed(vis, x->tmp, r);
+    for (i = 0; i < m && st; i++)
+        st[i] = 0; /* ended: asked again, they start over */
+    for (i = 0; i < r; i++) {
+        ids[m + i] = vis[i].id;
+        key[m + i] = vis[i].key;
+        if (st)
+            st[m + i] = vis[i].st;
     }
-    sort_keyed(s->buf + lo, s->tmp + lo, r);
-    if (m != lo)
-        memmove(s->buf + m, s->buf + lo, r * sizeof(*s->buf));
-    for (i = m; i < hi; i++)
-        ord[i] = s->buf[i].id;
-    for (i = m; i < hi; i = j) {
-        uintptr_t key = s->buf[i].key;
-
-        for (j = i + 1; j < hi && s->buf[j].key == key; j++)
-            ;
-        if (j - i > 1)
-            sort_level(s, ord, i, j, d + 1);
-    }
-}
-
-/* ------------------------------------------------------------------ */
-
-int lp_massif_contexts_sort(const struct lp_snapshot_ctx *ctx, uint32_t *ord,
-                            size_t n)
-{
-    struct sorter so = { ctx, malloc(sizeof(*so.buf) * (n + 1)),
-                         malloc(sizeof(*so.tmp) * (n + 1)) };
-    int rc = -ENOMEM;
-
-    if (so.buf && so.tmp) {
-        sort_level(&so, ord, 0, n, 0);
-        rc = 0;
-    }
-    free(so.buf);
-    free(so.tmp);
-    return rc;
+    return m;
 }
 
 void lp_massif_contexts_free(struct lp_massif_contexts *c)
 {
-    struct side *sd = c->side;
-    size_t i;
+    struct ctxs *x = c->priv;
 
-    for (i = 0; sd && i < sd->nall; i++)
-        free(sd->all[i]);
-    if (sd)
-        free(sd->all);
-    free(sd);
-    free(c->sorted);
-    free(c->sorted_id);
+    if (x) {
+        free(x->t.keys);
+        free(x->t.vals);
+        free(x->st);
+        free(x->vis);
+        free(x->tmp);
+        free(c->ids);
+        free(x);
+    }
     memset(c, 0, sizeof(*c));
 }
 
-int lp_massif_contexts_build(struct lp_massif_contexts *c,
-                             struct lp_sym *sym, uint32_t nids)
+int lp_massif_contexts_init(struct lp_massif_contexts *c, struct lp_sym *sym,
+                            uint32_t nids)
 {
-    unsigned depth = lp_config.depth > 0 ? (unsigned)lp_config.depth : 30;
-    struct verdicts t = { .sym = sym };
-    struct lp_snapshot_ctx *ctx = NULL;
+    struct ctxs *x;
     size_t n = nids > 1 ? nids - 1 : 0, i;
-    uint32_t id;
-    int rc = -ENOMEM;
 
     memset(c, 0, sizeof(*c));
     c->nids = nids;
-    c->side = calloc(1, sizeof(struct side));
-    c->sorted = malloc(sizeof(*c->sorted) * (n + 1));
-    c->sorted_id = malloc(sizeof(*c->sorted_id) * (n + 1));
-    ctx = malloc(sizeof(*ctx) * (n + 1));
-    if (!c->side || !c->sorted || !c->sorted_id || !ctx)
-        goto out;
-    /* ctx[id] (id 0 unused): the filtered frames of each stack. */
-    ctx[0] = (struct lp_snapshot_ctx){ NULL, 0, 0 };
-    for (id = 1; id < nids; id++) {
-        const uintptr_t *f;
-        unsigned k = filter_stack(&t, lp_stack_get(id), c->side, &f, depth);
-
-        ctx[id] = (struct lp_snapshot_ctx){ f, k, 0 };
-    }
-    for (i = 0; i < n; i++)
-        c->sorted_id[i] = (uint32_t)(i + 1);
-    if (lp_massif_contexts_sort(ctx, c->sorted_id, n) != 0)
-        goto out;
-    for (i = 0; i < n; i++)
-        c->sorted[i] = ctx[c->sorted_id[i]];
-    rc = 0;
-out:
-    free(ctx);
-    free(t.keys);
-    free(t.vals);
-    if (rc != 0)
+    c->priv = x = calloc(1, sizeof(*x));
+    if (!x)
+        return -ENOMEM;
+    x->keyed_bytes = (n + 1) * sizeof(struct keyed);
+    x->ids_bytes = (n + 1) * sizeof(*c->ids);
+    x->st = calloc(n + 1, sizeof(*x->st)); /* every filter at its start */
+    x->vis = malloc(x->keyed_bytes);
+    x->tmp = malloc(x->keyed_bytes);
+    c->ids = malloc(x->ids_bytes);
+    if (!x->st || !x->vis || !x->tmp || !c->ids) {
         lp_massif_contexts_free(c);
-    return rc;
+        return -ENOMEM;
+    }
+    x->t.sym = sym;
+    x->depth = lp_config.depth > 0 ? (unsigned)lp_config.depth : 30;
+    if (x->depth > 255)
+        x->depth = 255;
+    for (i = 0; i < n; i++)
+        c->ids[i] = (uint32_t)(i + 1);
+    return 0;
 }

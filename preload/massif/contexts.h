@@ -2,10 +2,12 @@
 #ifndef LP_PRELOAD_MASSIF_CONTEXTS_H
 #define LP_PRELOAD_MASSIF_CONTEXTS_H
 /*
- * contexts.h - every allocation context of a massif.out file, once per
- * file: each stack filtered as massif filters it and all of them sorted
- * by their frames, so that each detailed snapshot's contexts are a
- * subsequence in tree order (massif_write.c builds the trees).
+ * contexts.h - the allocation contexts of a massif.out file, for the
+ * writer's lazy tree index (massif_tree.c): each stack filtered as
+ * massif filters it, a frame at a time, and the contexts of a tree node
+ * sorted by their frame at the node's depth when the index first expands
+ * the node. Nothing is filtered, named or sorted up front: what a file
+ * costs follows the trees' significant nodes, not the number of stacks.
  *
  * Massif's per-stack filtering: drop our hook frame and the contiguous
  * allocation functions (massif's default --alloc-fn list, any
@@ -14,14 +16,10 @@
  * below-main function when there is no main), keep depth= frames.
  *
  * What it costs: one symbol-table lookup (lp_sym_function) per distinct
- * return address, not per frame of every stack (an address's verdict,
- * "allocation function", "main", "below main", is kept in a flat table);
- * a context's frames are, but for rare stacks, a run of its stack
- * record's own frames, pointed to, not copied (fresh memory is dear: a
- * copy of every frame took as long as the rest together);
- * the sort is a radix sort by frame, one level per depth, stopping where
- * a group has one context left, instead of a comparison sort whose every
- * comparison walked two frame arrays.
+ * return address reached, its verdict ("allocation function", "main",
+ * "below main") kept in a flat table; one step of a context's filter per
+ * depth at which the index looks at it; a radix sort of (frame, id) pairs
+ * per expanded node.
  *
  * Context: COLD (massif writer; guard held). Memory: libc malloc.
  */
@@ -30,23 +28,21 @@
 struct lp_sym;
 
 struct lp_massif_contexts {
-    uint32_t nids;                  /* ids 1..nids-1 */
-    void *side; /* frames that are not a run of their stack record's */
-    struct lp_snapshot_ctx *sorted; /* [nids-1] every context, sorted */
-    uint32_t *sorted_id;            /* [i] the stack id of sorted[i] */
+    uint32_t nids; /* ids 1..nids-1 */
+    uint32_t *ids; /* [nids-1] those ids, for the index to permute */
+    void *priv;    /* filter state, verdicts, scratch */
 };
 
-/* Filter and sort the stacks with ids 1..nids-1, naming frames through
- * sym. Returns 0 or -ENOMEM (then c holds nothing to free). */
-int lp_massif_contexts_build(struct lp_massif_contexts *c,
-                             struct lp_sym *sym, uint32_t nids);
+/* Set up the contexts of the stacks with ids 1..nids-1, frames to be
+ * named through sym. Returns 0 or -ENOMEM (then c holds nothing to
+ * free). */
+int lp_massif_contexts_init(struct lp_massif_contexts *c,
+                            struct lp_sym *sym, uint32_t nids);
 void lp_massif_contexts_free(struct lp_massif_contexts *c);
 
-/* The sort alone (exposed for tests/unit/test_snapshot_tree.c): order
- * the ids ord[0..n) so that ctx[ord[i]] are in lp_snapshot_sort_ctx()
- * order (contexts with equal frames in any order among themselves).
- * Returns 0 or -ENOMEM (ord unchanged). */
-int lp_massif_contexts_sort(const struct lp_snapshot_ctx *ctx, uint32_t *ord,
-                            size_t n);
+/* An lp_snapshot_order_fn (snapshot.h) over c: order ids[0..n), whose
+ * filtered stacks share their first d frames, by filtered frame d. */
+size_t lp_massif_contexts_order(void *c, uint32_t *ids, uintptr_t *key,
+                                size_t n, unsigned d);
 
 #endif /* LP_PRELOAD_MASSIF_CONTEXTS_H */

@@ -96,9 +96,21 @@ static int add_children(struct build *b, struct lp_massif_node *parent,
 /* The indexed builder: the groups at each depth are the same runs of
  * the sorted contexts in every snapshot of a file, only their bytes
  * change. A node's children are found once, on its first expansion, and
- * kept; a group's bytes are a difference of prefix sums over the sorted
- * contexts; a group whose contexts all came after the snapshot (ids above
- * its count) is not in it. */
+ * kept; a group whose contexts all came after the snapshot (ids above
+ * its count) is not in it. A group's bytes are the bytes of the
+ * snapshot's contexts that hold any (a few thousand of 170,000 in a
+ * Python run) whose places fall in the group's range: those contexts
+ * are sorted by place once per snapshot, with running sums, and a range
+ * is two binary searches; a pass over every context per snapshot, or an
+ * array indexed by id read in place order, cost a cache miss per
+ * context and snapshot.
+ *
+ * The lazy index sorts nothing up front: a node's places are put in
+ * order by its frame at the node's depth when the node is first
+ * expanded, which reorders places only inside the node's range. A file
+ * of 170,000 Python contexts and ~20 trees expands a few hundred nodes
+ * of the ~170,000 a full sort separates, and never reads (or names) the
+ * frames below the significant ones. */
 
 struct ix_node {
     uintptr_t addr;
@@ -109,13 +121,69 @@ struct ix_node {
 };
 
 struct lp_snapshot_index {
-    const struct lp_snapshot_ctx *c;
-    const uint32_t *id;
+    const struct lp_snapshot_ctx *c; /* sorted contexts, or NULL (lazy) */
+    const uint32_t *id;              /* [n] the stack id at each place */
+    uint32_t *ord;                   /* lazy: id, which order() permutes */
     size_t n;
     struct ix_node *nodes;
     size_t nnodes, cap;
-    uint64_t *prefix; /* [n+1] bytes of c[0..i) in this snapshot */
+    uint32_t *pos; /* [n+1] the place of each id (1..n) */
+    /* The snapshot being built: its contexts that hold bytes, by place,
+     * and sum[j] = bytes of held[0..j). */
+    struct ix_held *held;
+    uint64_t *sum;
+    size_t nheld, capheld;
+    /* Lazy: order() sorts a node's places on its first expansion. */
+    lp_snapshot_order_fn order;
+    void *order_ctx;
+    uintptr_t *key; /* [n] order()'s frames, aligned with id */
 };
+
+struct ix_held {
+    uint32_t pos, id;
+    uint64_t bytes;
+};
+
+static int cmp_held(const void *a, const void *b)
+{
+    const struct ix_held *x = a, *y = b;
+
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The first held context at a place >= p. */
+static size_t held_at(const struct lp_snapshot_index *ix, uint32_t p)
+{
+    size_t lo = 0, hi = ix->nheld;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (ix->held[mid].pos < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The snapshot's bytes in places [lo, hi). */
+static uint64_t range_bytes(const struct lp_snapshot_index *ix, uint32_t lo,
+                            uint32_t hi)
+{
+    return ix->sum[held_at(ix, hi)] - ix->sum[held_at(ix, lo)];
+}
+
+/* Sort held[a..b) by place and bring sum[a+1..b] up to date (sum[a] and
+ * sum[b] stay: the same contexts, another order). */
+static void held_sort(struct lp_snapshot_index *ix, size_t a, size_t b)
+{
+    size_t j;
+
+    qsort(ix->held + a, b - a, sizeof(*ix->held), cmp_held);
+    for (j = a; j < b; j++)
+        ix->sum[j + 1] = ix->sum[j] + ix->held[j].bytes;
+}
 
 static int ix_push(struct lp_snapshot_index *ix, const struct ix_node *nd)
 {
@@ -132,21 +200,46 @@ static int ix_push(struct lp_snapshot_index *ix, const struct ix_node *nd)
     return 0;
 }
 
+/* Lazy: put the places [lo, hi) of a node at depth d in order (those
+ * without a frame d first, then by frame d; frames in ix->key) and
+ * bring the places of the snapshot's held contexts among them up to
+ * date. */
+static uint32_t ix_order(struct lp_snapshot_index *ix, uint32_t lo,
+                         uint32_t hi, unsigned d)
+{
+    size_t a = held_at(ix, lo), b = held_at(ix, hi), j;
+    size_t ended = ix->order(ix->order_ctx, ix->ord + lo, ix->key + lo,
+                             hi - lo, d);
+    uint32_t i;
+
+    for (i = lo; i < hi; i++)
+        ix->pos[ix->id[i]] = i;
+    for (j = a; j < b; j++)
+        ix->held[j].pos = ix->pos[ix->held[j].id];
+    held_sort(ix, a, b);
+    return lo + (uint32_t)ended;
+}
+
 /* The children of node k, whose contexts share d frames: the runs of
  * frame d among those that have one. */
 static int ix_expand(struct lp_snapshot_index *ix, uint32_t k, unsigned d)
 {
     const struct lp_snapshot_ctx *c = ix->c;
+    const uintptr_t *key = ix->key;
     uint32_t lo = ix->nodes[k].lo, hi = ix->nodes[k].hi, i = lo, first;
 
-    while (i < hi && c[i].nframes <= d)
-        i++;
+    if (c) {
+        while (i < hi && c[i].nframes <= d)
+            i++;
+    } else {
+        i = ix_order(ix, lo, hi, d);
+    }
     first = (uint32_t)ix->nnodes;
     while (i < hi) {
-        struct ix_node ch = { .addr = c[i].frames[d], .lo = i,
+        struct ix_node ch = { .addr = c ? c[i].frames[d] : key[i], .lo = i,
                               .min_id = UINT32_MAX };
 
-        for (; i < hi && c[i].frames[d] == ch.addr; i++)
+        for (; i < hi && (c ? c[i].frames[d] : key[i]) == ch.addr; i++)
             if (ix->id[i] < ch.min_id)
                 ch.min_id = ix->id[i];
         ch.hi = i;
@@ -181,7 +274,7 @@ static int add_children_ix(struct build *b, struct lp_massif_node *parent,
         if (nd->min_id > b->max_id)
             continue;
         g[ng].addr = nd->addr;
-        g[ng].bytes = ix->prefix[nd->hi] - ix->prefix[nd->lo];
+        g[ng].bytes = range_bytes(ix, nd->lo, nd->hi);
         g[ng].lo = ix->nodes[k].first + i;
         g[ng].hi = 0;
         g[ng].places = 0;
@@ -197,16 +290,40 @@ struct lp_snapshot_index *lp_snapshot_index_new(
 {
     struct lp_snapshot_index *ix = calloc(1, sizeof(*ix));
     struct ix_node root = { .lo = 0, .hi = (uint32_t)n };
+    size_t i;
 
-    if (!ix || n >= UINT32_MAX ||
-        !(ix->prefix = malloc(sizeof(*ix->prefix) * (n + 1))) ||
+    if (!ix)
+        return NULL;
+    ix->c = sorted;
+    ix->id = sorted_id;
+    ix->n = n;
+    if (n >= UINT32_MAX ||
+        !(ix->pos = calloc(n + 1, sizeof(*ix->pos))) ||
         ix_push(ix, &root) != 0) {
         lp_snapshot_index_free(ix);
         return NULL;
     }
-    ix->c = sorted;
-    ix->id = sorted_id;
-    ix->n = n;
+    for (i = 0; i < n; i++)
+        if (sorted_id[i] >= 1 && sorted_id[i] <= n)
+            ix->pos[sorted_id[i]] = (uint32_t)i;
+    return ix;
+}
+
+struct lp_snapshot_index *lp_snapshot_index_lazy(uint32_t *ids, size_t n,
+                                                 lp_snapshot_order_fn order,
+                                                 void *order_ctx)
+{
+    struct lp_snapshot_index *ix = lp_snapshot_index_new(NULL, ids, n);
+
+    if (ix && !(ix->key = malloc(sizeof(*ix->key) * (n + 1)))) {
+        lp_snapshot_index_free(ix);
+        return NULL;
+    }
+    if (ix) {
+        ix->ord = ids;
+        ix->order = order;
+        ix->order_ctx = order_ctx;
+    }
     return ix;
 }
 
@@ -215,24 +332,45 @@ void lp_snapshot_index_free(struct lp_snapshot_index *ix)
     if (!ix)
         return;
     free(ix->nodes);
-    free(ix->prefix);
+    free(ix->pos);
+    free(ix->held);
+    free(ix->sum);
+    free(ix->key);
     free(ix);
 }
 
 struct lp_massif_node *lp_snapshot_build_tree_indexed(
-    struct lp_massif *m, struct lp_snapshot_index *ix, const uint64_t *bytes,
-    uint32_t max_id, uint64_t sig, double threshold,
-    lp_snapshot_label_fn label, void *label_ctx)
+    struct lp_massif *m, struct lp_snapshot_index *ix,
+    const struct lp_snapshot_ent *e, size_t ne, uint32_t max_id,
+    uint64_t sig, double threshold, lp_snapshot_label_fn label,
+    void *label_ctx)
 {
     struct build b = { m, ix->c, sig, threshold, label, label_ctx, ix, max_id };
     struct lp_massif_node *root;
     size_t i;
 
-    ix->prefix[0] = 0;
-    for (i = 0; i < ix->n; i++)
-        ix->prefix[i + 1] = ix->prefix[i] +
-                            (ix->id[i] <= max_id ? bytes[ix->id[i]] : 0);
-    root = lp_massif_node_new(m, ix->prefix[ix->n], LP_MASSIF_ROOT_LABEL);
+    if (ne > ix->capheld) {
+        struct ix_held *h = realloc(ix->held, ne * sizeof(*h));
+        uint64_t *sum = h ? realloc(ix->sum, (ne + 1) * sizeof(*sum)) : NULL;
+
+        if (h)
+            ix->held = h;
+        if (!sum)
+            return NULL;
+        ix->sum = sum;
+        ix->capheld = ne;
+    }
+    if (!ix->sum && !(ix->sum = malloc(sizeof(*ix->sum))))
+        return NULL;
+    ix->nheld = 0;
+    for (i = 0; i < ne; i++)
+        if (e[i].bytes && e[i].id >= 1 && e[i].id <= max_id &&
+            e[i].id <= ix->n)
+            ix->held[ix->nheld++] = (struct ix_held){ ix->pos[e[i].id],
+                                                      e[i].id, e[i].bytes };
+    ix->sum[0] = 0;
+    held_sort(ix, 0, ix->nheld);
+    root = lp_massif_node_new(m, ix->sum[ix->nheld], LP_MASSIF_ROOT_LABEL);
     if (!root || add_children_ix(&b, root, 0, 0) != 0)
         return NULL;
     return root;

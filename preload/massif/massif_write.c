@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * massif_write.c - massif.out files: copy the recorded history out of the
- * snapshot lock, filter every context's stack as massif filters it and
- * sort the contexts once (contexts.c), build each detailed snapshot's
- * tree over an index of them (massif_tree.c), label frames through the
- * symbolizer and write with report/massif's writer to a temporary file
- * renamed into place.
+ * snapshot lock, build each detailed snapshot's tree over one lazy index
+ * of the file's contexts (massif_tree.c), which filters and sorts them
+ * only as far as the trees' significant nodes need (contexts.c), label
+ * frames through the symbolizer and write with report/massif's writer to
+ * a temporary file renamed into place.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
@@ -142,10 +142,9 @@ static void free_history(struct hist *h)
 struct writer {
     struct lp_sym *sym;
     uint32_t nids;
-    struct lp_massif_contexts ctxs; /* built on the first tree */
+    struct lp_massif_contexts ctxs; /* set up on the first tree */
     bool have_ctxs;
     struct lp_snapshot_index *ix; /* over ctxs, built with it */
-    uint64_t *bytes;    /* [id] scratch, zero between trees */
     char **labels;      /* scratch: strings of the last label() call */
     int nlabels;
 };
@@ -191,35 +190,24 @@ static struct lp_massif_node *tree_of(struct writer *w, struct lp_massif *m,
                                       const struct lp_sched_snap *s)
 {
     const struct lp_massif_raw *t = s->tree;
-    struct lp_massif_node *root;
-    uint32_t e;
 
     if (!w->ix) {
-        if (!w->bytes && !(w->bytes = calloc(w->nids + 1, sizeof(*w->bytes))))
-            return NULL;
         if (!w->have_ctxs &&
-            lp_massif_contexts_build(&w->ctxs, w->sym, w->nids) != 0)
+            lp_massif_contexts_init(&w->ctxs, w->sym, w->nids) != 0)
             return NULL;
         w->have_ctxs = true;
-        w->ix = lp_snapshot_index_new(w->ctxs.sorted, w->ctxs.sorted_id,
-                                      w->nids - 1);
+        w->ix = lp_snapshot_index_lazy(w->ctxs.ids, w->nids - 1,
+                                       lp_massif_contexts_order, &w->ctxs);
         if (!w->ix)
             return NULL;
     }
-    for (e = 0; e < t->nents; e++)
-        if (t->e[e].id < w->nids)
-            w->bytes[t->e[e].id] = t->e[e].bytes;
     /* Every context seen by the time of the snapshot, empty ones too
      * (massif keeps them in the tree): ids up to nstacks. */
-    root = lp_snapshot_build_tree_indexed(
-        m, w->ix, w->bytes, t->nstacks,
+    return lp_snapshot_build_tree_indexed(
+        m, w->ix, t->e, t->nents, t->nstacks,
         lp_snapshot_sig(s->heap, s->heap + s->extra + s->stacks,
                         lp_config.threshold),
         lp_config.threshold, sym_label, w);
-    for (e = 0; e < t->nents; e++)
-        if (t->e[e].id < w->nids)
-            w->bytes[t->e[e].id] = 0;
-    return root;
 }
 
 /* "desc:" text: our options in massif's spelling (snapshot.h). */
@@ -347,7 +335,6 @@ out:
     lp_snapshot_index_free(w.ix);
     if (w.have_ctxs)
         lp_massif_contexts_free(&w.ctxs);
-    free(w.bytes);
     if (w.sym)
         lp_leakcheck_sym_put();
     lp_massif_free(m);

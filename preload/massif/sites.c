@@ -97,7 +97,7 @@ const struct lp_site_leak *lp_sites_leak(uint32_t id)
 
 struct lp_site_peak {
     size_t n;
-    struct lp_massif_raw_ent e[];
+    struct lp_snapshot_ent e[];
 };
 
 struct lp_site_peak *lp_sites_peak_load(void)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "preload/hot/snapshot.h"
+#include "preload/hot/stack.h"
 #include "preload/massif/contexts.h"
 #include "report/massif.h"
 
@@ -135,52 +136,30 @@ static void test_snapshot_sig_follows_massif(void **state)
     assert_int_equal(lp_snapshot_sig(1000, 1016, 2.5), 25);
 }
 
-/* The writer's radix sort puts contexts in the comparison sort's order:
- * many shared prefixes, equal contexts, empty ones, prefixes of others,
- * groups large enough for the radix passes, addresses that differ in
- * low, middle and high bytes. */
-static void test_contexts_sort_matches_comparison_sort(void **state)
+/* A snapshot's entries for the indexed builder from bytes[1..nids]: the
+ * contexts holding bytes, some holding none, and some past max_id (which
+ * the builder must leave out), in a shuffled order. */
+static size_t ents_of(const uint64_t *bytes, uint32_t nids, uint32_t max_id,
+                      struct lp_snapshot_ent *out, unsigned *seed)
 {
-    enum { N = 6000, MAXF = 12 };
-    static const uintptr_t alphabet[] = {
-        0x401000, 0x401001, 0x4010ff, 0x402000, 0x7f0000001234,
-        0x7f0000001235, 0x7fff00001234, 0x55550000aa00, 0x1, UINTPTR_MAX,
-    };
-    static uintptr_t frames[N][MAXF];
-    static struct lp_snapshot_ctx ctx[N + 1], want[N];
-    static uint32_t ord[N];
-    unsigned seed = 12345, i, k;
+    size_t n = 0, i, j;
 
-    (void)state;
-    ctx[0] = (struct lp_snapshot_ctx){ NULL, 0, 0 };
-    for (i = 0; i < N; i++) {
-        unsigned n = (seed = seed * 1103515245u + 12345u) >> 16 & 15;
-        unsigned alpha = i < N / 2 ? 3 : 10; /* first half: long equal runs */
-
-        if (n > MAXF)
-            n = MAXF;
-        for (k = 0; k < n; k++) {
-            seed = seed * 1103515245u + 12345u;
-            frames[i][k] = alphabet[(seed >> 16) % alpha];
-        }
-        ctx[i + 1] = (struct lp_snapshot_ctx){ frames[i], n, i };
-        want[i] = ctx[i + 1];
-        ord[i] = i + 1;
+    for (i = 1; i <= nids; i++) {
+        if (bytes[i] || i % 50 == 0)
+            out[n++] = (struct lp_snapshot_ent){ (uint32_t)i, bytes[i] };
+        else if (i > max_id && i % 7 == 0)
+            out[n++] = (struct lp_snapshot_ent){ (uint32_t)i, 777 };
     }
-    lp_snapshot_sort_ctx(want, N);
-    assert_int_equal(lp_massif_contexts_sort(ctx, ord, N), 0);
-    for (i = 0; i < N; i++) {
-        const struct lp_snapshot_ctx *got = &ctx[ord[i]];
+    for (i = n; i > 1; i--) {
+        struct lp_snapshot_ent t;
 
-        assert_int_equal(got->nframes, want[i].nframes);
-        for (k = 0; k < got->nframes; k++)
-            assert_true(got->frames[k] == want[i].frames[k]);
+        *seed = *seed * 1103515245u + 12345u;
+        j = (*seed >> 8) % i;
+        t = out[i - 1];
+        out[i - 1] = out[j];
+        out[j] = t;
     }
-    /* A permutation: every id once. */
-    for (i = 0; i < N; i++)
-        ctx[ord[i]].bytes = UINT64_MAX;
-    for (i = 1; i <= N; i++)
-        assert_true(ctx[i].bytes == UINT64_MAX);
+    return n;
 }
 
 /* Write root as the only snapshot of m; return the whole file. */
@@ -211,6 +190,7 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
     static struct lp_snapshot_ctx sorted[N], sub[N];
     static uint32_t sorted_id[N];
     static uint64_t bytes[N + 1];
+    static struct lp_snapshot_ent ents[N];
     struct lp_snapshot_index *ix;
     unsigned seed = 777, i, k, round;
 
@@ -237,7 +217,7 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
         struct lp_massif *m1 = lp_massif_new("(none)", "./t", "B");
         struct lp_massif *m2 = lp_massif_new("(none)", "./t", "B");
         uint64_t heap = 0;
-        size_t n = 0;
+        size_t n = 0, ne;
         char *a, *b;
 
         for (i = 1; i <= N; i++) {
@@ -253,9 +233,10 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
         a = file_text(m1, lp_snapshot_build_tree_sorted(m1, sub, n,
                           lp_snapshot_sig(heap, heap, threshold), threshold,
                           label, NULL), heap);
-        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, bytes, max_id,
-                          lp_snapshot_sig(heap, heap, threshold), threshold,
-                          label, NULL), heap);
+        ne = ents_of(bytes, N, max_id, ents, &seed);
+        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, ents, ne,
+                          max_id, lp_snapshot_sig(heap, heap, threshold),
+                          threshold, label, NULL), heap);
         assert_string_equal(a, b);
         free(a);
         free(b);
@@ -263,6 +244,107 @@ static void test_indexed_tree_matches_sorted_builder(void **state)
         lp_massif_free(m2);
     }
     lp_snapshot_index_free(ix);
+}
+
+/* The writer's lazy index over the stack table (contexts.c filters and
+ * radix-sorts a node's contexts when the node is first expanded) gives
+ * the sorted builder's tree of the same stacks filtered up front: our
+ * hook frame, zero frames and frames of our own object dropped, depth
+ * frames kept. Many shared prefixes, equal filtered stacks, stacks with
+ * nothing left, prefixes of others, groups large enough for the radix
+ * passes, addresses that differ in low, middle and high bytes; threshold
+ * 0 expands every node down to the last frame, 1% and 10% stop early,
+ * and later trees reuse (and go deeper than) earlier expansions. */
+static void test_lazy_contexts_tree_matches_sorted_builder(void **state)
+{
+    enum { N = 6000, MAXF = 40 };
+    const uintptr_t self = (uintptr_t)&label + 1;
+    const uintptr_t alphabet[] = {
+        0x100001000, 0x100001001, 0x1000010ff, 0x100002000, 0x300000001234,
+        0x300000001235, 0x3fff00001234, 0x2000000aa00, 0x1, UINTPTR_MAX,
+        0, self,
+    };
+    static uintptr_t frames[N][MAXF + 1], kept[N][MAXF];
+    static struct lp_snapshot_ctx sub[N];
+    static uint32_t id_of[N];
+    static uint64_t bytes[2 * N + 2];
+    static struct lp_snapshot_ent ents[2 * N + 2];
+    struct lp_massif_contexts ctxs;
+    struct lp_snapshot_index *ix;
+    unsigned seed = 4242, i, k, nk[N], round, depth = 30;
+    uint32_t nids = 0;
+
+    (void)state;
+    for (i = 0; i < LP_ARRAY_SIZE(alphabet) - 1; i++)
+        assert_false(lp_stack_is_self(alphabet[i]));
+    assert_true(lp_stack_is_self(self));
+    for (i = 0; i < N; i++) {
+        unsigned n = (seed = seed * 1103515245u + 12345u) >> 16;
+        /* first third: long equal runs; the rest: zeros and our frames */
+        unsigned alpha = i < N / 3 ? 3 : i < 2 * N / 3 ? 10 : 12;
+
+        n = i % 7 == 0 ? n % (MAXF + 1) : n % 12;
+        frames[i][0] = 0xdead; /* the hook's frame: never kept */
+        for (k = 1; k <= n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            frames[i][k] = alphabet[(seed >> 16) % alpha];
+        }
+        id_of[i] = lp_stack_intern(frames[i], n + 1);
+        assert_true(id_of[i] > 0);
+        if (id_of[i] > nids)
+            nids = id_of[i];
+        for (nk[i] = 0, k = 1; k <= n && nk[i] < depth; k++)
+            if (frames[i][k] != 0 && frames[i][k] != self)
+                kept[i][nk[i]++] = frames[i][k];
+    }
+    assert_true(nids < 2 * N);
+    assert_int_equal(lp_massif_contexts_init(&ctxs, NULL, nids + 1), 0);
+    ix = lp_snapshot_index_lazy(ctxs.ids, nids, lp_massif_contexts_order,
+                                &ctxs);
+    assert_non_null(ix);
+    for (round = 0; round < 8; round++) {
+        uint32_t max_id = round == 3 || round == 7
+                              ? nids : 1 + (uint32_t)((round * 1777u) % nids);
+        double threshold = round % 3 == 2 ? 0.0 : round % 3 == 1 ? 1.0 : 10.0;
+        struct lp_massif *m1 = lp_massif_new("(none)", "./t", "B");
+        struct lp_massif *m2 = lp_massif_new("(none)", "./t", "B");
+        uint64_t heap = 0;
+        size_t n = 0, ne;
+        char *a, *b;
+
+        memset(bytes, 0, sizeof(bytes));
+        for (i = 0; i < N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            if (id_of[i] <= max_id && (seed >> 16) % 4)
+                bytes[id_of[i]] = (seed >> 8) % 5000;
+        }
+        /* Each stack once (equal frame arrays share an id). */
+        for (i = 1; i <= nids; i++)
+            heap += bytes[i];
+        for (i = 0; i < N; i++) {
+            for (k = 0; k < i && id_of[k] != id_of[i]; k++)
+                ;
+            if (k < i || id_of[i] > max_id)
+                continue;
+            sub[n++] = (struct lp_snapshot_ctx){ kept[i], nk[i],
+                                                 bytes[id_of[i]] };
+        }
+        lp_snapshot_sort_ctx(sub, n);
+        a = file_text(m1, lp_snapshot_build_tree_sorted(m1, sub, n,
+                          lp_snapshot_sig(heap, heap, threshold), threshold,
+                          label, NULL), heap);
+        ne = ents_of(bytes, nids, max_id, ents, &seed);
+        b = file_text(m2, lp_snapshot_build_tree_indexed(m2, ix, ents, ne,
+                          max_id, lp_snapshot_sig(heap, heap, threshold),
+                          threshold, label, NULL), heap);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+        lp_massif_free(m1);
+        lp_massif_free(m2);
+    }
+    lp_snapshot_index_free(ix);
+    lp_massif_contexts_free(&ctxs);
 }
 
 int main(void)
@@ -273,7 +355,7 @@ int main(void)
         cmocka_unit_test(test_snapshot_tree_single_insignificant_place_is_singular),
         cmocka_unit_test(test_snapshot_tree_expands_inlined_frames_with_one_address),
         cmocka_unit_test(test_snapshot_sig_follows_massif),
-        cmocka_unit_test(test_contexts_sort_matches_comparison_sort),
+        cmocka_unit_test(test_lazy_contexts_tree_matches_sorted_builder),
         cmocka_unit_test(test_indexed_tree_matches_sorted_builder),
     };
     return cmocka_run_group_tests_name("snapshot_tree", tests, NULL, NULL);
