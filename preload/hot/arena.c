@@ -3,7 +3,7 @@
  * arena.c - metadata memory straight from mmap.
  *
  * Requests up to 64 KiB come from power-of-two size classes carved out of
- * 2 MiB chunks (huge-page aligned), with a free list per class; larger requests get their own
+ * 1 MiB chunks, with a free list per class; larger requests get their own
  * mapping. Chunks are recorded in a small fixed array so the scan can
  * exclude them from the root set. One spinlock: the arena is reached only
  * when a slab or a hash bucket array needs memory, not per allocation.
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
-#define CHUNK_SIZE (2u << 20) /* one huge page, aligned to it */
+#define CHUNK_SIZE (1u << 20)
 #define MIN_SHIFT 4
 #define MAX_SHIFT 16
 #define MAX_RANGES 8192
@@ -42,30 +42,6 @@ static void arena_lock(void)
 
 static void arena_unlock(void) { __atomic_store_n(&arena.lock, 0, __ATOMIC_RELEASE); }
 
-/* A chunk for the size classes: 2 MiB on a 2 MiB boundary, with a huge
- * page asked for (transparent_hugepage=madvise). The stack records,
- * slabs and buckets in it are read at random, by the massif writer too
- * (every stack record once: 86 MB for python3): with 4 KiB pages each
- * first touch costs a fault (11 us in a VM; python3: ~4,000 of them)
- * and each read a TLB miss on top of the cache miss. */
-static void *map_chunk(void)
-{
-    size_t len = 2 * (size_t)CHUNK_SIZE;
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    uintptr_t p, a;
-
-    if (m == MAP_FAILED)
-        return m;
-    p = (uintptr_t)m;
-    a = (p + CHUNK_SIZE - 1) & ~(uintptr_t)(CHUNK_SIZE - 1);
-    if (a > p)
-        munmap(m, a - p);
-    munmap((void *)(a + CHUNK_SIZE), p + len - (a + CHUNK_SIZE));
-    (void)madvise((void *)a, CHUNK_SIZE, MADV_HUGEPAGE);
-    return (void *)a;
-}
-
 static void *map(size_t size)
 {
     void *p;
@@ -74,11 +50,8 @@ static void *map(size_t size)
         lp_store_relaxed(&arena.failed, true); /* tests: memory runs out */
         return NULL;
     }
-    if (size == CHUNK_SIZE)
-        p = map_chunk();
-    else
-        p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
     if (p == MAP_FAILED) {
         lp_store_relaxed(&arena.failed, true);
