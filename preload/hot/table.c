@@ -22,61 +22,15 @@
 #include <sys/mman.h>
 
 #include "preload/hot/arena.h"
+#include "preload/hot/nursery.h"
+#include "preload/hot/table_slot.h"
+#include "preload/hot/track.h"
 
 #define INITIAL_SLOTS 512
 
-/*
- * A slot is 24 bytes: the block packed into three words.
- *   w0: address (low 48 bits; 0 = empty) | table generation << 48
- *   w1: requested size (47 bits) | how << 47 | time bits 32..46 << 49
- *   w2: stack id | time bits 0..31 << 32
- * Every address malloc hands out lies below 2^47 on x86-64 and no block
- * reaches 2^47 bytes; the 47-bit byte time wraps after 128 TiB of
- * allocation traffic (table.h). A third fewer bytes per slot than the
- * unpacked struct: fewer lines per probe run and, with a million live
- * blocks, a third less memory to map, fault in and miss on.
- */
-#define ADDR_BITS 48
-#define ADDR_MASK ((1ull << ADDR_BITS) - 1)
-#define SIZE_MASK ((1ull << 47) - 1)
-#define TIME_MASK ((1ull << 47) - 1)
-
-struct slot {
-    uint64_t w0, w1, w2;
-};
-
-static inline uintptr_t slot_addr(const struct slot *s)
-{
-    return (uintptr_t)(s->w0 & ADDR_MASK);
-}
-
-static inline void pack(struct slot *s, uintptr_t addr, size_t size,
-                        uint32_t stack_id, unsigned how, uint64_t time,
-                        uint16_t gen)
-{
-    uint64_t t = time & TIME_MASK;
-
-    if (size > SIZE_MASK)
-        size = SIZE_MASK;
-    s->w0 = (uint64_t)addr | (uint64_t)gen << ADDR_BITS;
-    s->w1 = (uint64_t)size | (uint64_t)(how & 3) << 47 | (t >> 32) << 49;
-    s->w2 = (uint64_t)stack_id | (t & 0xffffffffull) << 32;
-}
-
-static inline void unpack(const struct slot *s, struct lp_block *b)
-{
-    uint64_t t = (s->w1 >> 49) << 32 | s->w2 >> 32;
-
-    b->addr = slot_addr(s);
-    b->size = (size_t)(s->w1 & SIZE_MASK);
-    b->stack_id = (uint32_t)s->w2;
-    b->how = (uint32_t)(s->w1 >> 47) & 3;
-    b->time = t | (s->w0 >> ADDR_BITS) << LP_BLOCK_TIME_BITS;
-}
-
 static struct shard {
     int lock; /* lp_spin_lock */
-    struct slot *slots;
+    struct lp_slot *slots;
     size_t cap;   /* slots; 0 before the first insert */
     size_t count;
     bool drained; /* lp_table_drain() emptied it for good */
@@ -110,42 +64,27 @@ static inline struct shard *shard_of(uintptr_t addr, uint64_t h)
     return &shards[(g << (6 - GROUP_BITS)) | (h >> (64 - 6 + GROUP_BITS))];
 }
 
-/* A hash's home slot in a shard of cap slots: the low 32 bits scaled to
- * [0, cap) (a multiply, not a mask, so cap need not be a power of two;
- * the high bits chose the shard). */
-static inline size_t home_of(uint64_t h, size_t cap)
-{
-    return (size_t)(((uint64_t)(uint32_t)h * cap) >> 32);
-}
-
-static inline size_t next_slot(size_t i, size_t cap)
-{
-    return i + 1 == cap ? 0 : i + 1;
-}
-
-/* Index of addr's slot, or of the empty slot ending its probe run. */
-static inline size_t probe(const struct slot *slots, size_t cap,
-                           uintptr_t addr, uint64_t h)
-{
-    size_t i = home_of(h, cap);
-    uintptr_t a;
-
-    while ((a = slot_addr(&slots[i])) != 0 && a != addr)
-        i = next_slot(i, cap);
-    return i;
-}
-
 void lp_table_prefetch(uintptr_t addr)
 {
-    uint64_t h = lp_hash_addr(addr);
-    const struct shard *s = shard_of(addr, h);
+    const struct lp_nursery *n = lp_self.nursery;
+    const struct shard *s;
+    const struct lp_slot *slots;
+    uint64_t h;
+    size_t cap;
+
+    if (n) {
+        /* A new block goes to the thread's nursery. */
+        __builtin_prefetch(&n->slots[lp_nursery_home(addr)], 1, 3);
+        return;
+    }
+    h = lp_hash_addr(addr);
+    s = shard_of(addr, h);
     /* Racy: a grow may swap the array between these loads; a prefetch of
      * a stale or wrong address is harmless (it never faults). */
-    const struct slot *slots = lp_load_relaxed(&s->slots);
-    size_t cap = lp_load_relaxed(&s->cap);
-
+    slots = lp_load_relaxed(&s->slots);
+    cap = lp_load_relaxed(&s->cap);
     if (slots && cap)
-        __builtin_prefetch(&slots[home_of(h, cap)], 1, 3);
+        __builtin_prefetch(&slots[lp_slot_home(h, cap)], 1, 3);
 }
 
 /*
@@ -198,8 +137,8 @@ static int grow(struct shard *s)
                : s->cap < GROW_BY_HALF_FROM ? s->cap * 2
                                             : s->cap + s->cap / 2;
     size_t i, done = 0;
-    size_t old_n = s->cap, old_bytes = old_n * sizeof(struct slot);
-    struct slot *old = s->slots, *fresh;
+    size_t old_n = s->cap, old_bytes = old_n * sizeof(struct lp_slot);
+    struct lp_slot *old = s->slots, *fresh;
 
     if (s->drained)
         return -ENOMEM; /* after the final leak check: left untracked */
@@ -208,10 +147,10 @@ static int grow(struct shard *s)
         return -ENOMEM;
     back_big(fresh, n * sizeof(*fresh));
     for (i = 0; i < old_n; i++) {
-        uintptr_t a = slot_addr(&old[i]);
+        uintptr_t a = lp_slot_addr(&old[i]);
 
         if (a)
-            fresh[probe(fresh, n, a, lp_hash_addr(a))] = old[i];
+            fresh[lp_slots_probe(fresh, n, a, lp_hash_addr(a))] = old[i];
         if (old_bytes >= BIG_ARRAY &&
             (uintptr_t)&old[i + 1] - (uintptr_t)old - done >= RELEASE_STEP) {
             uintptr_t lo = ((uintptr_t)old + done + 4095) & ~(uintptr_t)4095;
@@ -236,16 +175,16 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
     return lp_table_insert_how(addr, size, stack_id, LP_HOW_MALLOC, 0, stale);
 }
 
-int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
-                        unsigned how, uint64_t time, struct lp_block *stale)
+/* Put a packed block into the shared table (h: its hash); 0, 1 when it
+ * replaced a stale entry (copied to *stale), -ENOMEM. */
+static int shared_insert(const struct lp_slot *packed, uint64_t h,
+                         struct lp_block *stale)
 {
-    uint64_t h = lp_hash_addr(addr);
+    uintptr_t addr = lp_slot_addr(packed);
     struct shard *s = shard_of(addr, h);
-    struct slot *b;
+    struct lp_slot *b;
     int ret = 0;
 
-    if (LP_UNLIKELY(addr == 0 || addr > ADDR_MASK))
-        return -ENOMEM; /* cannot be packed: left untracked */
     lp_spin_lock(&s->lock);
     /* Keep the load at or below 0.7: with deletion by backward shift,
      * probe runs stay short (a few slots, one or two cache lines). */
@@ -253,61 +192,136 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
         lp_spin_unlock(&s->lock);
         return -ENOMEM;
     }
-    b = &s->slots[probe(s->slots, s->cap, addr, h)];
-    if (slot_addr(b)) {
+    b = &s->slots[lp_slots_probe(s->slots, s->cap, addr, h)];
+    if (lp_slot_addr(b)) {
         /* The real allocator handed out an address we still track: a
          * block freed behind our back (e.g. before init). Replace it. */
         if (stale)
-            unpack(b, stale);
+            lp_slot_unpack(b, stale);
         ret = 1;
     } else {
         s->count++;
     }
-    pack(b, addr, size, stack_id, how, time, lp_load_relaxed(&generation));
+    *b = *packed;
     lp_spin_unlock(&s->lock);
     return ret;
 }
 
-/* Empty slot i and shift the rest of its probe run back (lock held). */
+/* A flush's put: a block grown old in its nursery moves to the shared
+ * table. A stale entry there (a block freed behind our back while this
+ * one was young) is settled as lp_track_alloc_slow settles one. */
+static void promote(const struct lp_slot *packed, void *arg)
+{
+    struct lp_block stale;
+    unsigned *lost = arg;
+
+    switch (shared_insert(packed, lp_hash_addr(lp_slot_addr(packed)), &stale)) {
+    case 1:
+        lp_track_stale(&stale);
+        break;
+    case 0:
+        break;
+    default:
+        ++*lost; /* no memory: the block is untracked from now on */
+        break;
+    }
+}
+
+int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
+                        unsigned how, uint64_t time, struct lp_block *stale)
+{
+    struct lp_nursery *n = lp_self.nursery;
+    struct lp_slot packed, *b;
+    bool locked;
+    int ret = 0;
+
+    if (LP_UNLIKELY(addr == 0 || addr > LP_SLOT_ADDR_MASK))
+        return -ENOMEM; /* cannot be packed: left untracked */
+    lp_slot_pack(&packed, addr, size, stack_id, how, time,
+                 lp_load_relaxed(&generation));
+    if (!n)
+        return shared_insert(&packed, lp_hash_addr(addr), stale);
+    locked = lp_nursery_lock(n);
+    if (LP_UNLIKELY(n->drained)) {
+        lp_nursery_unlock(n, locked);
+        return -ENOMEM; /* after the final leak check: left untracked */
+    }
+    if (LP_UNLIKELY(n->count >= LP_NURSERY_FULL)) {
+        unsigned lost = 0;
+
+        lp_nursery_flush(n, promote, &lost);
+    }
+    b = &n->slots[lp_nursery_probe(n, addr)];
+    if (lp_slot_addr(b)) {
+        /* A stale entry in this nursery (see shared_insert). */
+        if (stale)
+            lp_slot_unpack(b, stale);
+        ret = 1;
+    } else {
+        n->count++;
+    }
+    *b = packed;
+    if (!(n->regions & lp_nursery_region_bit(addr)))
+        lp_store_release(&n->regions, n->regions | lp_nursery_region_bit(addr));
+    lp_nursery_unlock(n, locked);
+    return ret;
+}
+
+/* Empty slot i of a shard (lock held). */
 static void erase(struct shard *s, size_t i)
 {
-    size_t j = i, cap = s->cap;
-
-    for (;;) {
-        size_t home;
-        uintptr_t a;
-
-        j = next_slot(j, cap);
-        if (!(a = slot_addr(&s->slots[j])))
-            break;
-        home = home_of(lp_hash_addr(a), cap);
-        /* Move j into the hole at i unless its home lies in (i, j]. */
-        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-            s->slots[i] = s->slots[j];
-            i = j;
-        }
-    }
-    s->slots[i].w0 = 0;
+    lp_slots_erase(s->slots, s->cap, i);
     s->count--;
 }
 
-int lp_table_remove(uintptr_t addr, struct lp_block *out)
+static int shared_remove(uintptr_t addr, uint64_t h, struct lp_block *out)
 {
-    uint64_t h = lp_hash_addr(addr);
     struct shard *s = shard_of(addr, h);
     size_t i;
 
     lp_spin_lock(&s->lock);
     if (!s->cap || addr == 0 ||
-        !slot_addr(&s->slots[i = probe(s->slots, s->cap, addr, h)])) {
+        !lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr, h)])) {
         lp_spin_unlock(&s->lock);
         return -ENOENT;
     }
     if (out)
-        unpack(&s->slots[i], out);
+        lp_slot_unpack(&s->slots[i], out);
     erase(s, i);
     lp_spin_unlock(&s->lock);
     return 0;
+}
+
+/*
+ * Where a block can be: the thread's own nursery (a young block, the
+ * common case), the shared table (an old one, or one made by a thread
+ * without a nursery), another thread's nursery (a young block handed
+ * over). A flush may move a block from a nursery to the shared table
+ * while we look: the shared table is read once more after the nurseries.
+ */
+int lp_table_remove(uintptr_t addr, struct lp_block *out)
+{
+    struct lp_nursery *n = lp_self.nursery;
+    uint64_t h;
+
+    if (LP_UNLIKELY(addr == 0))
+        return -ENOENT;
+    if (n) {
+        bool locked = lp_nursery_lock(n), hit;
+
+        hit = lp_nursery_take_locked(n, addr, out);
+        lp_nursery_unlock(n, locked);
+        if (hit)
+            return 0;
+    }
+    h = lp_hash_addr(addr);
+    if (shared_remove(addr, h, out) == 0)
+        return 0;
+    if (!lp_load_relaxed(&lp_any_thread) && n)
+        return -ENOENT; /* n is the only nursery that was ever used */
+    if (lp_nursery_take_elsewhere(n, addr, out))
+        return 0;
+    return shared_remove(addr, h, out);
 }
 
 int lp_table_find(uintptr_t addr, struct lp_block *out)
@@ -317,11 +331,15 @@ int lp_table_find(uintptr_t addr, struct lp_block *out)
     size_t i;
     int ret = -ENOENT;
 
+    if (addr == 0)
+        return -ENOENT;
+    if (lp_nursery_find(addr, out))
+        return 0;
     lp_spin_lock(&s->lock);
-    if (s->cap && addr != 0 &&
-        slot_addr(&s->slots[i = probe(s->slots, s->cap, addr, h)])) {
+    if (s->cap &&
+        lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr, h)])) {
         if (out)
-            unpack(&s->slots[i], out);
+            lp_slot_unpack(&s->slots[i], out);
         ret = 0;
     }
     lp_spin_unlock(&s->lock);
@@ -334,22 +352,23 @@ size_t lp_table_count(void)
 
     for (i = 0; i < LP_TABLE_SHARDS; i++)
         n += lp_load_relaxed(&shards[i].count);
-    return n;
+    return n + lp_nursery_count();
 }
 
 void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
 {
     size_t i, j;
 
+    lp_nursery_for_each(fn, arg);
     for (i = 0; i < LP_TABLE_SHARDS; i++) {
         struct shard *s = &shards[i];
 
         lp_spin_lock(&s->lock);
         for (j = 0; j < s->cap; j++)
-            if (slot_addr(&s->slots[j])) {
+            if (lp_slot_addr(&s->slots[j])) {
                 struct lp_block b;
 
-                unpack(&s->slots[j], &b);
+                lp_slot_unpack(&s->slots[j], &b);
                 fn(&b, arg);
             }
         lp_spin_unlock(&s->lock);
@@ -373,7 +392,7 @@ void lp_table_for_each(void (*fn)(const struct lp_block *, void *), void *arg)
  * only from an array with a mapping of its own); returns the new done
  * mark.
  */
-static size_t release_upto(struct slot *slots, size_t bytes, size_t done,
+static size_t release_upto(struct lp_slot *slots, size_t bytes, size_t done,
                            size_t upto)
 {
     uintptr_t lo = ((uintptr_t)slots + done + 4095) & ~(uintptr_t)4095;
@@ -392,26 +411,27 @@ void lp_table_drain(void (*fn)(const struct lp_block *, void *), void *arg)
 {
     size_t i, j;
 
+    lp_nursery_drain(fn, arg);
     for (i = 0; i < LP_TABLE_SHARDS; i++) {
         struct shard *s = &shards[i];
         size_t bytes, done = 0;
-        struct slot *slots;
+        struct lp_slot *slots;
 
         lp_spin_lock(&s->lock);
         slots = s->slots;
-        bytes = s->cap * sizeof(struct slot);
+        bytes = s->cap * sizeof(struct lp_slot);
         for (j = 0; j < s->cap; j++) {
-            if (slot_addr(&slots[j])) {
+            if (lp_slot_addr(&slots[j])) {
                 struct lp_block b;
 
-                unpack(&slots[j], &b);
+                lp_slot_unpack(&slots[j], &b);
                 fn(&b, arg);
             }
             /* Pages read are given back as the copy grows, so the two
              * together never hold much more than the table did. */
-            if ((j + 1) * sizeof(struct slot) - done >= DRAIN_STEP)
+            if ((j + 1) * sizeof(struct lp_slot) - done >= DRAIN_STEP)
                 done = release_upto(slots, bytes, done,
-                                    (j + 1) * sizeof(struct slot));
+                                    (j + 1) * sizeof(struct lp_slot));
         }
         if (slots)
             (void)release_upto(slots, bytes, done, bytes);
@@ -426,10 +446,12 @@ void lp_table_drain(void (*fn)(const struct lp_block *, void *), void *arg)
     }
 }
 
+/* Nurseries first: a flush holds its nursery's lock, then shard locks. */
 void lp_table_lock_all(void)
 {
     size_t i;
 
+    lp_nursery_lock_all();
     for (i = 0; i < LP_TABLE_SHARDS; i++)
         lp_spin_lock(&shards[i].lock);
 }
@@ -440,6 +462,7 @@ void lp_table_unlock_all(void)
 
     for (i = LP_TABLE_SHARDS; i-- > 0;)
         lp_spin_unlock(&shards[i].lock);
+    lp_nursery_unlock_all();
 }
 
 void lp_table_atfork_child(void)
@@ -448,4 +471,5 @@ void lp_table_atfork_child(void)
 
     for (i = 0; i < LP_TABLE_SHARDS; i++)
         shards[i].lock = 0;
+    lp_nursery_atfork_child();
 }

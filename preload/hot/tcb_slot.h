@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 struct lp_freed_lane;
+struct lp_nursery;
 struct lp_massif_local;
 struct lp_stack_local;
 
@@ -53,6 +54,7 @@ struct lp_tcb_slot {
     struct lp_freed_lane *freed_lane; /* freed.c: its recently-freed lane */
     struct lp_massif_local *massif_local; /* massif_count.c: pending */
     struct lp_stack_local *stack_local;   /* stack_count.c: its cache */
+    struct lp_nursery *nursery; /* nursery.h: its young blocks */
     uintptr_t last_alloc; /* track.c: ~address of this thread's latest
                              block (complemented: the TCB is a scan root) */
 };
@@ -84,6 +86,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.freed_lane = NULL;
     lp_self.massif_local = NULL;
     lp_self.stack_local = NULL;
+    lp_self.nursery = NULL;
     lp_self.last_alloc = 0;
 }
 

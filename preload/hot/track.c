@@ -71,6 +71,18 @@ static LP_NOINLINE void untracked(void *p)
         lp_freed_forget((uintptr_t)p);
 }
 
+void lp_track_stale(const struct lp_block *stale)
+{
+    struct lp_stack *os = lp_stack_get(stale->stack_id);
+
+    /* The old block was freed behind our back: forget it here too. */
+    lp_sample_filter_del(stale->addr);
+    lp_snapshot_before_shrink();
+    if (os)
+        charge_free(os, stale->size);
+    massif_note(NULL, stale->size, stale->size, false);
+}
+
 void lp_track_alloc_slow(void *p, size_t size, unsigned how)
 {
     struct lp_guard g;
@@ -94,16 +106,8 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
         untracked(p);
         lp_sample_filter_del((uintptr_t)p);
     }
-    if (rc == 1) {
-        struct lp_stack *os = lp_stack_get(stale.stack_id);
-
-        /* The old block was freed behind our back: forget it here too. */
-        lp_sample_filter_del((uintptr_t)p);
-        lp_snapshot_before_shrink();
-        if (os)
-            charge_free(os, stale.size);
-        massif_note(NULL, stale.size, stale.size, false);
-    }
+    if (rc == 1)
+        lp_track_stale(&stale);
     if (s)
         charge_alloc(s, size);
     massif_note(s, size, usable(p), true);

@@ -33,6 +33,10 @@ static inline bool lp_track_init(void)
  * sampler's verdict is inlined into each hook: with sample_bytes=N most
  * blocks stay untracked for the price of a countdown (sample.h). */
 void lp_track_alloc_slow(void *p, size_t size, unsigned how);
+/* The table found an entry for an address the allocator just handed out
+ * again (a block freed behind our back): count that block as freed.
+ * Guard held. */
+void lp_track_stale(const struct lp_block *stale);
 /*
  * Temporary allocations (heaptrack's definition): each thread keeps the
  * address of its latest allocation in its TCB slot; a free of exactly

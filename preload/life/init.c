@@ -11,6 +11,8 @@
  */
 #include "preload/life/init.h"
 
+#include "preload/hot/nursery.h"
+
 #include <stdlib.h>
 #include <sys/auxv.h>
 
@@ -75,6 +77,10 @@ bool lp_init_slow(void)
     lp_sample_init();
     (void)lp_stack_is_self((uintptr_t)&lp_init_slow);
     lp_snapshot_init();
+    /* The thread that brings the library up (main, nearly always) keeps
+     * its young blocks in the static nursery; threads we start get one
+     * with their record (thread_registry.c). */
+    lp_self.nursery = lp_nursery_main();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);
     lp_store_release(&lp_init_state, 2);

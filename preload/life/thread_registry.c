@@ -32,6 +32,7 @@
 #include "preload/hot/arena.h"
 #include "preload/hot/freed.h"
 #include "preload/hot/guard.h"
+#include "preload/hot/nursery.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/stack_count.h"
 #include "preload/hot/stack_walk.h"
@@ -75,6 +76,7 @@ struct rec {
     struct lp_freed_lane *freed_lane; /* its recently-freed lane (idem) */
     struct lp_massif_local *massif_local; /* its pending massif deltas */
     struct lp_stack_local *stack_local;   /* its per-site counter cache */
+    struct lp_nursery *nursery;           /* its young blocks (idem) */
     void *(*start)(void *);
     void *arg;
 };
@@ -175,6 +177,9 @@ static void rec_register_self(struct rec *r)
     if (r->stack_local == NULL)
         r->stack_local = lp_stack_local_new();
     lp_self.stack_local = r->stack_local;
+    if (r->nursery == NULL)
+        r->nursery = lp_nursery_new();
+    lp_self.nursery = r->nursery;
     /* A dead thread whose cached stack we now run on needs no record. */
     /* A finished thread whose cached stack we now run on needs no record:
      * glibc hands a stack on only once the kernel is done with its
@@ -244,6 +249,9 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
             return EAGAIN;
         lp_store_release(&threads.real_create, real);
     }
+    /* Nurseries lock from now on, whoever's thread this is (the dumper
+     * reads them too): set before the thread exists. */
+    lp_store_release(&lp_any_thread, true);
     /* From now on counters need atomic read-modify-writes (lp.h). Set
      * before the thread exists, by the only thread that could race. */
     if (!lp_guard_held) {

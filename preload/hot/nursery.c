@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nursery.c - the threads' nurseries of young blocks (nursery.h): the
+ * list of them, the search of a block freed by another thread, the flush
+ * into the shared table, and the cold visitors.
+ * Context: HOT (erase, take_elsewhere, flush); the rest COLD.
+ */
+#include "preload/hot/nursery.h"
+
+#include "preload/hot/arena.h"
+
+bool lp_any_thread;
+
+static struct lp_nursery main_nursery;
+static struct lp_nursery *nurseries; /* push-only list */
+static int main_listed;
+
+struct lp_nursery *lp_nursery_list(void)
+{
+    return lp_load_acquire(&nurseries);
+}
+
+struct lp_nursery *lp_nursery_main(void)
+{
+    if (!lp_xchg_acq_rel(&main_listed, 1))
+        lp_list_push(&nurseries, &main_nursery);
+    return &main_nursery;
+}
+
+struct lp_nursery *lp_nursery_new(void)
+{
+    struct lp_nursery *n = lp_arena_alloc(sizeof(*n));
+
+    if (n)
+        lp_list_push(&nurseries, n);
+    return n;
+}
+
+void lp_nursery_erase(struct lp_nursery *n, size_t i)
+{
+    const size_t mask = LP_NURSERY_SLOTS - 1;
+    size_t j = i;
+
+    for (;;) {
+        size_t home;
+        uintptr_t a;
+
+        j = (j + 1) & mask;
+        if (!(a = lp_slot_addr(&n->slots[j])))
+            break;
+        home = lp_nursery_home(a);
+        /* Move j into the hole at i unless its home lies in (i, j]. */
+        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+            n->slots[i] = n->slots[j];
+            i = j;
+        }
+    }
+    n->slots[i].w0 = 0;
+    n->count--;
+}
+
+/*
+ * A block freed by a thread that did not make it (or made it under
+ * another nursery: a recycled thread record's). The regions filter is
+ * read without the lock: the block's insert set its bit before the block
+ * was handed to the program, and so before any free of it; a flush moves
+ * the blocks out before it clears the filter (release), so a search that
+ * reads a cleared filter finds the block in the shared table after.
+ */
+bool lp_nursery_take_elsewhere(const struct lp_nursery *skip, uintptr_t addr,
+                               struct lp_block *out)
+{
+    uint64_t bit = lp_nursery_region_bit(addr);
+    struct lp_nursery *n;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next) {
+        bool locked, hit;
+
+        if (n == skip || !(lp_load_acquire(&n->regions) & bit))
+            continue;
+        locked = lp_nursery_lock(n);
+        hit = lp_nursery_take_locked(n, addr, out);
+        lp_nursery_unlock(n, locked);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+void lp_nursery_flush(struct lp_nursery *n,
+                      void (*put)(const struct lp_slot *, void *), void *arg)
+{
+    size_t i;
+
+    for (i = 0; i < LP_NURSERY_SLOTS && n->count > 0; i++) {
+        if (lp_slot_addr(&n->slots[i])) {
+            put(&n->slots[i], arg);
+            n->slots[i].w0 = 0;
+            n->count--;
+        }
+    }
+    n->count = 0;
+    lp_store_release(&n->regions, 0);
+}
+
+/* ---- cold ------------------------------------------------------------ */
+
+static void visit(struct lp_nursery *n,
+                  void (*fn)(const struct lp_block *, void *), void *arg)
+{
+    size_t i;
+
+    for (i = 0; i < LP_NURSERY_SLOTS; i++)
+        if (lp_slot_addr(&n->slots[i])) {
+            struct lp_block b;
+
+            lp_slot_unpack(&n->slots[i], &b);
+            fn(&b, arg);
+        }
+}
+
+void lp_nursery_for_each(void (*fn)(const struct lp_block *, void *),
+                         void *arg)
+{
+    struct lp_nursery *n;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next) {
+        bool locked = lp_nursery_lock(n);
+
+        visit(n, fn, arg);
+        lp_nursery_unlock(n, locked);
+    }
+}
+
+bool lp_nursery_find(uintptr_t addr, struct lp_block *out)
+{
+    struct lp_nursery *n;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next) {
+        bool locked = lp_nursery_lock(n), hit;
+        size_t i = lp_nursery_probe(n, addr);
+
+        hit = lp_slot_addr(&n->slots[i]) != 0;
+        if (hit && out)
+            lp_slot_unpack(&n->slots[i], out);
+        lp_nursery_unlock(n, locked);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+size_t lp_nursery_count(void)
+{
+    const struct lp_nursery *n;
+    size_t c = 0;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next)
+        c += lp_load_relaxed(&n->count);
+    return c;
+}
+
+void lp_nursery_drain(void (*fn)(const struct lp_block *, void *), void *arg)
+{
+    struct lp_nursery *n;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next) {
+        bool locked = lp_nursery_lock(n);
+        size_t i;
+
+        visit(n, fn, arg);
+        for (i = 0; i < LP_NURSERY_SLOTS; i++)
+            n->slots[i].w0 = 0;
+        n->count = 0;
+        n->regions = 0;
+        n->drained = true;
+        lp_nursery_unlock(n, locked);
+    }
+}
+
+void lp_nursery_lock_all(void)
+{
+    struct lp_nursery *n;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next)
+        lp_spin_lock(&n->lock);
+}
+
+void lp_nursery_unlock_all(void)
+{
+    struct lp_nursery *n;
+
+    for (n = lp_load_acquire(&nurseries); n; n = n->next)
+        lp_spin_unlock(&n->lock);
+}
+
+void lp_nursery_atfork_child(void)
+{
+    struct lp_nursery *n;
+
+    for (n = nurseries; n; n = n->next)
+        n->lock = 0;
+}
