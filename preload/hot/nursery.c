@@ -11,20 +11,23 @@
 
 bool lp_any_thread;
 
-static struct lp_nursery main_nursery;
 static struct lp_nursery *nurseries; /* push-only list */
-static int main_listed;
+static struct lp_nursery *main_nursery;
 
 struct lp_nursery *lp_nursery_list(void)
 {
     return lp_load_acquire(&nurseries);
 }
 
+/* From the arena like the rest, not our .bss: a slot holds a block's
+ * address as is, and the leak scan reads our data segment as a root
+ * (only the arena is ours to skip), so a leak still young would look
+ * reachable from here. */
 struct lp_nursery *lp_nursery_main(void)
 {
-    if (!lp_xchg_acq_rel(&main_listed, 1))
-        lp_list_push(&nurseries, &main_nursery);
-    return &main_nursery;
+    if (lp_load_acquire(&main_nursery) == NULL)
+        lp_store_release(&main_nursery, lp_nursery_new());
+    return lp_load_acquire(&main_nursery);
 }
 
 struct lp_nursery *lp_nursery_new(void)
