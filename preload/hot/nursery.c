@@ -91,17 +91,25 @@ bool lp_nursery_take_elsewhere(const struct lp_nursery *skip, uintptr_t addr,
 }
 
 void lp_nursery_flush(struct lp_nursery *n,
-                      void (*put)(const struct lp_slot *, void *), void *arg)
+                      void (*put)(const struct lp_slot *, unsigned, void *),
+                      void *arg)
 {
+    struct lp_slot batch[LP_NURSERY_BATCH];
+    unsigned k = 0;
     size_t i;
 
-    for (i = 0; i < LP_NURSERY_SLOTS && n->count > 0; i++) {
+    for (i = 0; i < LP_NURSERY_SLOTS; i++) {
         if (lp_slot_addr(&n->slots[i])) {
-            put(&n->slots[i], arg);
+            batch[k++] = n->slots[i];
             n->slots[i].w0 = 0;
-            n->count--;
+            if (k == LP_NURSERY_BATCH) {
+                put(batch, k, arg);
+                k = 0;
+            }
         }
     }
+    if (k)
+        put(batch, k, arg);
     n->count = 0;
     lp_store_release(&n->regions, 0);
 }

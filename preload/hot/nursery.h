@@ -129,10 +129,13 @@ static inline bool lp_nursery_take_locked(struct lp_nursery *n, uintptr_t addr,
 bool lp_nursery_take_elsewhere(const struct lp_nursery *skip, uintptr_t addr,
                                struct lp_block *out);
 
-/* Move every block of n out through put (a shared-table insert), and
- * leave n empty; n's lock held or no second thread. */
+/* Move every block of n out through put (shared-table inserts, given
+ * LP_NURSERY_BATCH blocks at a time so that their cache misses overlap),
+ * and leave n empty; n's lock held or no second thread. */
+#define LP_NURSERY_BATCH 16
 void lp_nursery_flush(struct lp_nursery *n,
-                      void (*put)(const struct lp_slot *, void *), void *arg);
+                      void (*put)(const struct lp_slot *, unsigned, void *),
+                      void *arg);
 
 /* COLD: every nursery's blocks (one lock at a time); find one; count. */
 void lp_nursery_for_each(void (*fn)(const struct lp_block *, void *),

@@ -64,27 +64,28 @@ static inline struct shard *shard_of(uintptr_t addr, uint64_t h)
     return &shards[(g << (6 - GROUP_BITS)) | (h >> (64 - 6 + GROUP_BITS))];
 }
 
+/* Start loading the home slot of hash h in its shard (lock-free; see
+ * lp_table_prefetch). */
+static inline void prefetch_shared(uintptr_t addr, uint64_t h)
+{
+    const struct shard *s = shard_of(addr, h);
+    /* Racy: a grow may swap the array between these loads; a prefetch of
+     * a stale or wrong address is harmless (it never faults). */
+    const struct lp_slot *slots = lp_load_relaxed(&s->slots);
+    size_t cap = lp_load_relaxed(&s->cap);
+
+    if (slots && cap)
+        __builtin_prefetch(&slots[lp_slot_home(h, cap)], 1, 3);
+}
+
 void lp_table_prefetch(uintptr_t addr)
 {
     const struct lp_nursery *n = lp_self.nursery;
-    const struct shard *s;
-    const struct lp_slot *slots;
-    uint64_t h;
-    size_t cap;
 
-    if (n) {
-        /* A new block goes to the thread's nursery. */
+    if (n) /* a new block goes to the thread's nursery */
         __builtin_prefetch(&n->slots[lp_nursery_home(addr)], 1, 3);
-        return;
-    }
-    h = lp_hash_addr(addr);
-    s = shard_of(addr, h);
-    /* Racy: a grow may swap the array between these loads; a prefetch of
-     * a stale or wrong address is harmless (it never faults). */
-    slots = lp_load_relaxed(&s->slots);
-    cap = lp_load_relaxed(&s->cap);
-    if (slots && cap)
-        __builtin_prefetch(&slots[lp_slot_home(h, cap)], 1, 3);
+    else
+        prefetch_shared(addr, lp_hash_addr(addr));
 }
 
 /*
@@ -207,23 +208,32 @@ static int shared_insert(const struct lp_slot *packed, uint64_t h,
     return ret;
 }
 
-/* A flush's put: a block grown old in its nursery moves to the shared
- * table. A stale entry there (a block freed behind our back while this
- * one was young) is settled as lp_track_alloc_slow settles one. */
-static void promote(const struct lp_slot *packed, void *arg)
+/* A flush's put: blocks grown old in their nursery move to the shared
+ * table, their slots' cache misses started together. A stale entry
+ * there (a block freed behind our back while this one was young) is
+ * settled as lp_track_alloc_slow settles one. */
+static void promote(const struct lp_slot *batch, unsigned k, void *arg)
 {
-    struct lp_block stale;
-    unsigned *lost = arg;
+    uint64_t h[LP_NURSERY_BATCH];
+    unsigned i, *lost = arg;
 
-    switch (shared_insert(packed, lp_hash_addr(lp_slot_addr(packed)), &stale)) {
-    case 1:
-        lp_track_stale(&stale);
-        break;
-    case 0:
-        break;
-    default:
-        ++*lost; /* no memory: the block is untracked from now on */
-        break;
+    for (i = 0; i < k; i++) {
+        h[i] = lp_hash_addr(lp_slot_addr(&batch[i]));
+        prefetch_shared(lp_slot_addr(&batch[i]), h[i]);
+    }
+    for (i = 0; i < k; i++) {
+        struct lp_block stale;
+
+        switch (shared_insert(&batch[i], h[i], &stale)) {
+        case 1:
+            lp_track_stale(&stale);
+            break;
+        case 0:
+            break;
+        default:
+            ++*lost; /* no memory: the block is untracked from now on */
+            break;
+        }
     }
 }
 
