@@ -21,8 +21,12 @@
 # blocks live at exit). Modes: native, default, massif0 (massif=0),
 # fp (unwind=fp), sampled (sample_bytes=524288), shim (tests/bench/shim.c:
 # a preload library that only forwards malloc/free to glibc, the floor of
-# any preloaded hook), heaptrack, memcheck, massif. Benchmarks are never
-# part of `make test`.
+# any preloaded hook), heaptrack, lsan (GCC's LeakSanitizer runtime,
+# liblsan.so.0, preloaded: frame-pointer stacks, its own allocator),
+# memcheck, massif. A cell whose run did not end as the native run did
+# (status) shows "fail" instead of a time: LSan is not made to be
+# preloaded and crashes some programs. Benchmarks are never part of
+# `make test`.
 set -u
 O=${O:-build}
 cd "$(dirname "$0")/../.." || exit 2
@@ -136,6 +140,7 @@ run_mode() {
     before) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts") ;;
     before0) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts:massif=0") ;;
     heaptrack) pre=(heaptrack -o "$tmp/ht") ;;
+    lsan) pre=(env LD_PRELOAD="$LSAN_LIB" LSAN_OPTIONS=exitcode=0:log_path="$tmp/lsan") ;;
     memcheck) pre=(valgrind --leak-check=full --log-file="$tmp/mc.txt" --trace-children=yes) ;;
     massif) pre=(valgrind --tool=massif --massif-out-file="$tmp/ms.%p" --trace-children=yes) ;;
     esac
@@ -143,18 +148,26 @@ run_mode() {
     [ "$w" = make ] && make -s -C "$tmp/proj" clean >/dev/null 2>&1
     # Wall time from bash's microsecond clock (time's %e has 10 ms steps:
     # the storm runs 20 ms natively); peak RSS from time's %M.
-    local t0 t1
+    local t0 t1 rc
     t0=$EPOCHREALTIME
     (cd "$tmp" && /usr/bin/time -f '%M' -o "$tmp/time" "${pre[@]}" "${CMD[@]}" <"$IN" >/dev/null 2>&1)
+    rc=$?
     t1=$EPOCHREALTIME
-    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -1 "$tmp/time")"
-    rm -f "$tmp"/lp.*.txt "$tmp"/massif.out.* "$tmp"/ht* "$tmp"/ms.* "$tmp"/mc.txt
+    # time's last line is the RSS (a killed program leaves a status line
+    # before it); then the status, which the caller compares.
+    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -1 "$tmp/time") $rc"
+    rm -f "$tmp"/lp.*.txt "$tmp"/massif.out.* "$tmp"/ht* "$tmp"/ms.* "$tmp"/mc.txt "$tmp"/lsan*
 }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+# The median of the runs that ended as natively; "fail" if any did not.
+median() { awk '$1 == "fail" {f = 1} $1 != "fail" {print}
+    END {if (f) print "fail"}' | sort -n | awk '{a[NR]=$1} END {
+    if (NR && a[NR] == "fail") print "fail"; else if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
 
 workloads=${BENCH_ONLY:-storm1 storm2 sqlite python gcc make live1m}
-modes=${BENCH_MODES:-native default massif0 fp sampled shim heaptrack}
+modes=${BENCH_MODES:-native default massif0 fp sampled shim heaptrack lsan}
 command -v heaptrack >/dev/null || modes=$(echo "$modes" | sed 's/heaptrack//')
+LSAN_LIB=${LSAN_LIB:-$(ls /usr/lib/*-linux-gnu/liblsan.so.0 2>/dev/null | head -1)}
+[ -n "$LSAN_LIB" ] || modes=$(echo "$modes" | sed 's/lsan//')
 [ -n "${BENCH_BEFORE:-}" ] && modes="$modes before before0"
 if [ "${BENCH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
     modes="$modes memcheck massif"
@@ -168,7 +181,11 @@ for w in $workloads; do
     for ((r = 0; r < RUNS; r++)); do
         for m in $modes; do
             case $m in memcheck | massif) [ $r -gt 0 ] && continue ;; esac
-            read -r s kb < <(run_mode "$m" "$w")
+            read -r s kb rc < <(run_mode "$m" "$w")
+            # Not as the native run ended (LSan crashes some programs):
+            # no time for this cell.
+            [ "$m" = native ] && nrc=$rc
+            [ "$rc" != "${nrc:-0}" ] && s=fail
             T[$m]+="$s "
             M[$m]+="$kb "
         done
@@ -178,8 +195,8 @@ for w in $workloads; do
     for m in $modes; do
         t=$(echo "${T[$m]:-}" | tr ' ' '\n' | grep . | median)
         kb=$(echo "${M[$m]:-}" | tr ' ' '\n' | grep . | median)
-        xn=$(awk -v a="$t" -v b="$nat" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-        xh=$(awk -v a="$t" -v b="$ht" 'BEGIN { if (b > 0 && b != "nan") printf "%.2f", a / b; else print "-" }')
+        xn=$(awk -v a="$t" -v b="$nat" 'BEGIN { if (b > 0 && a != "fail") printf "%.2f", a / b; else print "-" }')
+        xh=$(awk -v a="$t" -v b="$ht" 'BEGIN { if (b > 0 && b != "nan" && a != "fail") printf "%.2f", a / b; else print "-" }')
         printf '%-8s %-10s %9s %8s %9s %9.1f\n' "$w" "$m" "$t" "$xn" "$xh" "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')"
     done
     if [ "$w" = live1m ]; then
@@ -188,7 +205,7 @@ for w in $workloads; do
         # peak of the run; 750,000 of them are still live at exit).
         nkb=$(echo "${M[native]:-}" | tr ' ' '\n' | grep . | median)
         for m in $modes; do
-            case $m in native | heaptrack | memcheck | massif) continue ;; esac
+            case $m in native | heaptrack | lsan | memcheck | massif) continue ;; esac
             kb=$(echo "${M[$m]:-}" | tr ' ' '\n' | grep . | median)
             awk -v k="$kb" -v n="$nkb" -v m="$m" 'BEGIN { if (n > 0)
                 printf "live1m   %-10s (peak RSS - native) / 1,000,000 blocks: %.0f B\n", m, (k - n) * 1024 / 1000000 }'
