@@ -176,6 +176,23 @@ int lp_table_insert(uintptr_t addr, size_t size, uint32_t stack_id,
     return lp_table_insert_how(addr, size, stack_id, LP_HOW_MALLOC, 0, stale);
 }
 
+/* The hot paths take a shard's lock only once the process has a second
+ * thread (lp_any_thread, nursery.h: set before any other thread exists):
+ * before, no other thread can reach the shard, and an uncontended lock
+ * still costs a locked exchange, which drains the store buffer of
+ * everything the hook just wrote. The cold visitors always lock. */
+static inline void shard_lock(struct shard *s)
+{
+    if (lp_load_relaxed(&lp_any_thread))
+        lp_spin_lock(&s->lock);
+}
+
+static inline void shard_unlock(struct shard *s)
+{
+    if (lp_load_relaxed(&lp_any_thread))
+        lp_spin_unlock(&s->lock);
+}
+
 /* Put a packed block into the shared table (h: its hash); 0, 1 when it
  * replaced a stale entry (copied to *stale), -ENOMEM. */
 static int shared_insert(const struct lp_slot *packed, uint64_t h,
@@ -186,11 +203,11 @@ static int shared_insert(const struct lp_slot *packed, uint64_t h,
     struct lp_slot *b;
     int ret = 0;
 
-    lp_spin_lock(&s->lock);
+    shard_lock(s);
     /* Keep the load at or below 0.7: with deletion by backward shift,
      * probe runs stay short (a few slots, one or two cache lines). */
     if ((s->count + 1) * 10 > s->cap * 7 && grow(s) != 0) {
-        lp_spin_unlock(&s->lock);
+        shard_unlock(s);
         return -ENOMEM;
     }
     b = &s->slots[lp_slots_probe(s->slots, s->cap, addr, h)];
@@ -204,7 +221,7 @@ static int shared_insert(const struct lp_slot *packed, uint64_t h,
         s->count++;
     }
     *b = *packed;
-    lp_spin_unlock(&s->lock);
+    shard_unlock(s);
     return ret;
 }
 
@@ -289,16 +306,16 @@ static int shared_remove(uintptr_t addr, uint64_t h, struct lp_block *out)
     struct shard *s = shard_of(addr, h);
     size_t i;
 
-    lp_spin_lock(&s->lock);
+    shard_lock(s);
     if (!s->cap || addr == 0 ||
         !lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr, h)])) {
-        lp_spin_unlock(&s->lock);
+        shard_unlock(s);
         return -ENOENT;
     }
     if (out)
         lp_slot_unpack(&s->slots[i], out);
     erase(s, i);
-    lp_spin_unlock(&s->lock);
+    shard_unlock(s);
     return 0;
 }
 
