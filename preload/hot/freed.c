@@ -182,17 +182,6 @@ static LP_NOINLINE bool lane_grow(struct lp_freed_lane *l, uint32_t cap,
     return ok;
 }
 
-/* Drop the lane's oldest entry (count > 0). */
-static inline void evict(struct lp_freed_lane *l)
-{
-    const struct meta *m = &l->meta[l->head];
-
-    lp_store_relaxed(&l->volume, l->volume - m->size);
-    lp_store_relaxed(&l->blocks, l->blocks - (uint32_t)(m->key & KEY_FREED));
-    lp_store_relaxed(&l->count, l->count - 1);
-    lp_store_relaxed(&l->head, (l->head + 1) & (l->cap - 1));
-}
-
 /*
  * Queue an entry at the lane's tail: the lane's one writer (locked: it
  * holds the lock). The stamp is taken here, by that writer, so a lane's
@@ -205,8 +194,9 @@ static inline void append(struct lp_freed_lane *l, uintptr_t addr,
                           size_t size, uint32_t alloc_stack,
                           uint32_t free_stack, bool tombstone, bool locked)
 {
-    uint64_t vshare = lp_load_relaxed(&share.volume), key;
-    uint32_t slots = lp_load_relaxed(&share.slots), pos;
+    uint64_t vshare = lp_load_relaxed(&share.volume), key, volume;
+    uint32_t slots = lp_load_relaxed(&share.slots), pos, head, count, cap,
+             blocks;
     struct meta *m;
 
     if (LP_UNLIKELY(!l->addr) && !lane_grow(l, LP_FREED_RING, locked))
@@ -217,26 +207,43 @@ static inline void append(struct lp_freed_lane *l, uintptr_t addr,
         (void)lane_grow(l, l->cap * 4 > LP_FREED_RING_MAX ? LP_FREED_RING_MAX
                                                           : l->cap * 4,
                         locked);
+    /* The lane's counters in registers, stored once at the end: each is
+     * an atomic (find reads them), and stored and loaded again for every
+     * entry dropped they made a chain of store-to-load forwards (a third
+     * of a push). */
+    head = l->head;
+    count = l->count;
+    cap = l->cap;
+    blocks = l->blocks;
+    volume = l->volume;
     /* Oldest first, until the new entry fits (a block bigger than the
      * whole share is still kept, alone, as the newest). */
-    while (l->count > 0 && (l->count == l->cap || l->count >= slots ||
-                            l->volume + size > vshare))
-        evict(l);
-    pos = (l->head + l->count) & (l->cap - 1);
+    while (count > 0 &&
+           (count == cap || count >= slots || volume + size > vshare)) {
+        const struct meta *old = &l->meta[head];
+
+        volume -= old->size;
+        blocks -= (uint32_t)(old->key & KEY_FREED);
+        count--;
+        head = (head + 1) & (cap - 1);
+    }
+    pos = (head + count) & (cap - 1);
     m = &l->meta[pos];
     if (tombstone) {
         key = lp_add_relaxed(&epoch, 1) << 1;
     } else {
         key = stamp_now(l) << 1 | KEY_FREED;
-        lp_store_relaxed(&l->blocks, l->blocks + 1);
+        blocks++;
     }
     lp_store_relaxed(&m->size, size);
     lp_store_relaxed(&m->alloc_stack, alloc_stack);
     lp_store_relaxed(&m->free_stack, free_stack);
     lp_store_relaxed(&m->key, key);
     lp_store_relaxed(&l->addr[pos], addr);
-    lp_store_relaxed(&l->volume, l->volume + size);
-    lp_store_release(&l->count, l->count + 1);
+    lp_store_relaxed(&l->head, head);
+    lp_store_relaxed(&l->blocks, blocks);
+    lp_store_relaxed(&l->volume, volume + size);
+    lp_store_release(&l->count, count + 1);
 }
 
 /*
