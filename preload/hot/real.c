@@ -12,6 +12,7 @@
 #include <sched.h>
 
 struct lp_real lp_real;
+bool lp_real_glibc;
 
 /* 0: not started, 1: resolving, 2: done. */
 static int resolve_state;
@@ -74,6 +75,9 @@ bool lp_real_init(void)
     RESOLVE(valloc);
     RESOLVE(pvalloc);
     RESOLVE(malloc_usable_size);
+    lp_real_glibc = lp_real.malloc_usable_size &&
+                    (void *)lp_real.malloc == dlsym(RTLD_NEXT, "__libc_malloc") &&
+                    (void *)lp_real.free == dlsym(RTLD_NEXT, "__libc_free");
     resolving_here = false;
     if (!lp_real.malloc || !lp_real.free || !lp_real.calloc ||
         !lp_real.realloc)

@@ -24,7 +24,7 @@
 /* Usable size matters only to Massif's extra-heap accounting. */
 static inline size_t usable(void *p)
 {
-    return lp_snapshot_active ? lp_real.malloc_usable_size(p) : 0;
+    return lp_snapshot_active ? lp_real_usable(p) : 0;
 }
 
 /*
