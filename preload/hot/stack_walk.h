@@ -32,6 +32,10 @@ int lp_unwind_backtrace(void **buf, int max);
  * call site and depth finds the id its capture stored then. */
 int lp_unwind_capture(void **buf, int max, uint32_t **id);
 
+/* Tests: the code whose frames the walk follows by frame pointers (by
+ * default this library, built with them everywhere); lo == hi: none. */
+void lp_unwind_set_fp_range(uintptr_t lo, uintptr_t hi);
+
 /* The calling thread runs on the stack [lo, hi) (thread_registry.c, at thread
  * start). Walks never read outside it; a thread that never said so (and
  * is not the main thread) is unwound by libunwind. */

@@ -43,7 +43,8 @@ static uint32_t nknown, known_hits;
  * into this function, everything above them must be equal. With by_id,
  * a walk that answers with an id stands for the frames of the walk that
  * stored it: those must be what libunwind finds now. */
-static __attribute__((noinline)) void capture_pair(struct pair *p)
+static __attribute__((noinline, section("lp_test_fp_own"))) void
+capture_pair(struct pair *p)
 {
     int max = p->max ? p->max : MAXF;
     uint32_t *id = NULL;
@@ -590,6 +591,94 @@ static void test_unwind_dlclose_forgets_unloaded_rules(void **state)
     assert_same(&p);
 }
 
+/* --- our own frames, followed by their frame pointers ----------------- */
+
+/* Three frames with frame pointers in a section of their own, standing for
+ * the library's capture, tracking and hook frames: the walk follows them
+ * by rbp (lp_unwind_set_fp_range) and then the program's frames, of every
+ * kind, by their rules. The first KEY_FRAME frames are ours either way. */
+#define FP_OWN __attribute__((noinline, section("lp_test_fp_own")))
+extern const char __start_lp_test_fp_own[], __stop_lp_test_fp_own[];
+
+static FP_OWN void own_capture(struct pair *p)
+{
+    capture_pair(p);
+    __asm__ volatile("" ::: "memory");
+}
+
+static FP_OWN void own_track(struct pair *p)
+{
+    own_capture(p);
+    __asm__ volatile("" ::: "memory");
+}
+
+static FP_OWN void own_hook(struct pair *p)
+{
+    own_track(p);
+    __asm__ volatile("" ::: "memory");
+}
+
+static int own_depth;
+static __attribute__((noinline)) int program_nofp(struct pair *p, int d);
+static __attribute__((noinline)) int program_fp(struct pair *p, int d)
+{
+    volatile char pad[24];
+
+    pad[1] = (char)d;
+    if (d == 0)
+        own_hook(p);
+    else
+        (void)program_nofp(p, d - 1);
+    return pad[1];
+}
+
+static __attribute__((noinline, optimize("omit-frame-pointer"))) int
+program_nofp(struct pair *p, int d)
+{
+    volatile char pad[72];
+
+    pad[2] = (char)d;
+    if (d == 0)
+        own_hook(p);
+    else
+        (void)program_fp(p, d - 1);
+    return pad[2];
+}
+
+static void test_unwind_own_frames_by_frame_pointer_match_libunwind(void **state)
+{
+    uint64_t fallbacks = lp_unwind_fallback_count();
+    struct pair p;
+    int i;
+
+    (void)state;
+    /* capture_pair, frame 0, is in the section too. */
+    lp_unwind_set_fp_range((uintptr_t)__start_lp_test_fp_own,
+                           (uintptr_t)__stop_lp_test_fp_own);
+    for (i = 0; i < 200; i++) {
+        memset(&p, 0, sizeof(p));
+        p.by_id = i % 2;
+        own_depth = i % 9;
+        if (i % 3)
+            program_fp(&p, own_depth);
+        else
+            program_nofp(&p, own_depth);
+        assert_same(&p);
+    }
+    /* Walked, not handed to libunwind (which would hide a wrong step). */
+    assert_int_equal(lp_unwind_fallback_count(), fallbacks);
+    lp_unwind_set_fp_range(1, 1);
+}
+
+/* The unit tests walk through test code without frame pointers, in the
+ * same object as the walker: only the test above names a range. */
+static int setup(void **state)
+{
+    (void)state;
+    lp_unwind_set_fp_range(1, 1);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -609,7 +698,8 @@ int main(void)
         cmocka_unit_test(test_unwind_rule_of_a_frame_pointer_function),
         cmocka_unit_test(test_unwind_rule_of_code_without_cfi_is_fallback),
         cmocka_unit_test(test_unwind_dlclose_forgets_unloaded_rules),
+        cmocka_unit_test(test_unwind_own_frames_by_frame_pointer_match_libunwind),
     };
 
-    return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("unwind", tests, setup, NULL);
 }
