@@ -59,10 +59,20 @@ check "-q: nothing on stderr" [ ! -s q.err ]
 check "massif file in M" sh -c "head -1 M | grep -q '^desc: --depth=3 --massif-out-file=M' && grep -q '^cmd: ./slow_app' M"
 check "no massif.out.PID beside it" sh -c "! ls massif.out.* >/dev/null 2>&1"
 if have_valgrind; then
-    valgrind -q --leak-check=full --num-callers=3 ./slow_app >/dev/null 2>q.mc
     # Memcheck -q prints the records only; ours has the Command: line first.
     rec() { grep -v 'Command:' "$1" | sed -E 's/^==[0-9]+==//; s/0x[0-9A-F]+/0x/g; s/\(in [^)]*\)/(in PRELOAD)/'; }
-    check "-q records as valgrind -q --num-callers=3" diff <(rec F) <(rec q.mc)
+    # Memcheck itself varies here: in some of its runs a stale interior
+    # pointer on its own stack makes one of the 5,000 blocks "possibly
+    # lost" (4,096 bytes in 1 blocks, a record of its own; seen in 2 of 3
+    # runs on a loaded machine). Ours must equal one of up to five of its
+    # runs.
+    same_as_memcheck=1
+    for try in 1 2 3 4 5; do
+        valgrind -q --leak-check=full --num-callers=3 ./slow_app >/dev/null 2>q.mc
+        if diff <(rec F) <(rec q.mc) >q.diff; then same_as_memcheck=0; break; fi
+    done
+    [ $same_as_memcheck = 0 ] || cat q.diff
+    check "-q records as valgrind -q --num-callers=3 (Memcheck run $try)" [ $same_as_memcheck = 0 ]
 fi
 
 # What a Valgrind user has typed for years.
