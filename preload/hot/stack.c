@@ -213,6 +213,22 @@ static struct lp_stack *record_new(unsigned si, unsigned n)
 static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
                               unsigned n, struct lp_stack **found);
 
+static inline size_t slot_of(uint64_t h, uint64_t mask)
+{
+    return (size_t)((h >> 5) & mask); /* the low 5 bits chose the shard */
+}
+
+/* Start the load of h's slot in the shared index (a miss, in a program
+ * with many stacks) while the thread's own cache is looked at. */
+static inline void index_prefetch(uint64_t h)
+{
+    const struct stack_index *x =
+        lp_load_acquire(&shards[h % STACK_SHARDS].index);
+
+    if (x)
+        __builtin_prefetch(&x->slot[slot_of(h, x->mask)]);
+}
+
 uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 {
     uint64_t h = hash_frames(frames, n);
@@ -222,6 +238,7 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 
     if (tc == NULL)
         return intern_shared(h, frames, n, &s);
+    index_prefetch(h);
     e = &tc[(h ^ (h >> 32)) & (TCACHE_SIZE - 1)];
     s = e->s;
     if (e->hash == h && s && s->nframes == n &&
@@ -233,11 +250,6 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
         e->s = s;
     }
     return id;
-}
-
-static inline size_t slot_of(uint64_t h, uint64_t mask)
-{
-    return (size_t)((h >> 5) & mask); /* the low 5 bits chose the shard */
 }
 
 /* The record of these frames in x, or NULL. Lock-free. */
@@ -332,9 +344,11 @@ static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
     s = record_new(si, n);
     if (!s)
         goto out;
+    /* The id first: a locked add waits for every store before it, and
+     * the record's are misses (fresh memory) that may drain later. */
+    s->id = lp_add_relaxed(&next_id, 1);
     s->nframes = n;
     memcpy(s->frames, frames, n * sizeof(*frames));
-    s->id = lp_add_relaxed(&next_id, 1);
     if (!publish(s))
         goto out; /* id space exhausted: leave it unreachable */
     index_put(x, h, s);
