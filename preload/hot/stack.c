@@ -25,7 +25,7 @@
 #include "preload/hot/stack_walk.h"
 
 #define STACK_SHARDS 32
-#define FIRST_SLOTS 256 /* per shard: 4 KiB */
+#define FIRST_SLOTS 512 /* per shard: 4 KiB */
 #define DIR_BITS 12
 #define DIR_SIZE (1u << DIR_BITS)
 
@@ -35,30 +35,32 @@
 #define SLAB_SIZE 65536
 
 /*
- * A shard's index: open addressing with linear probing over slots of
- * (hash, record), at most half full, so a lookup reads one cache line or
- * two of the index and touches a record only when the full 64-bit hash
- * matches - a new stack (the costly case: a program with 100,000s of
- * them) touches none. Chains from fixed buckets took a miss per record
- * on the way, and grew with the program's stacks.
+ * A shard's index: open addressing with linear probing over slots of one
+ * word, the stack's id and the top 32 bits of its hash (the tag), at
+ * most half full, so a lookup reads one cache line of the index or two
+ * and touches a record only when the tag matches - a new stack (the
+ * costly case: a program with 100,000s of them) touches none. Chains
+ * from fixed buckets took a miss per record on the way, and grew with
+ * the program's stacks. A slot starts at the tag's low bits, so a copy
+ * into a larger index needs no record either.
  *
- * Lock-free readers: a slot is written once, hash first, then the record
- * pointer with a release store; a reader that sees the pointer with an
- * acquire load sees the hash and the record. When half full the index is
- * copied into one four times larger and published with a release store;
- * a reader still in the old one finds every stack that was in it (it is
- * never written again), and a stack it misses sends it to the locked
- * path, which looks again in the current index. Old indexes stay mapped
- * (a reader may be in one): a geometric series below the last one's size.
+ * Lock-free readers: a slot is written once, with a release store, after
+ * the record was published in the id directory; a reader that sees the
+ * slot with an acquire load finds the record there. When half full the
+ * index is copied into one twice as large and published with a release
+ * store; a reader still in the old one finds every stack that was in it
+ * (it is never written again), and a stack it misses sends it to the
+ * locked path, which looks again in the current index. Old indexes stay
+ * mapped (a reader may be in one): a geometric series below the last
+ * one's size.
  */
-struct slot {
-    uint64_t hash;
-    struct lp_stack *s; /* NULL: empty */
-};
+#define SLOT(tag, id) (((uint64_t)(tag) << 32) | (id)) /* 0: empty */
+#define SLOT_TAG(v) ((uint32_t)((v) >> 32))
+#define SLOT_ID(v) ((uint32_t)(v))
 struct stack_index {
     uint64_t mask;
     uint64_t used; /* under the shard's lock */
-    struct slot slot[];
+    uint64_t slot[];
 };
 
 static struct {
@@ -213,9 +215,11 @@ static struct lp_stack *record_new(unsigned si, unsigned n)
 static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
                               unsigned n, struct lp_stack **found);
 
-static inline size_t slot_of(uint64_t h, uint64_t mask)
+static inline uint32_t tag_of(uint64_t h) { return (uint32_t)(h >> 32); }
+
+static inline size_t slot_of(uint32_t tag, uint64_t mask)
 {
-    return (size_t)((h >> 5) & mask); /* the low 5 bits chose the shard */
+    return (size_t)(tag & mask); /* the low 5 bits of h chose the shard */
 }
 
 /* Start the load of h's slot in the shared index (a miss, in a program
@@ -226,7 +230,7 @@ static inline void index_prefetch(uint64_t h)
         lp_load_acquire(&shards[h % STACK_SHARDS].index);
 
     if (x)
-        __builtin_prefetch(&x->slot[slot_of(h, x->mask)]);
+        __builtin_prefetch(&x->slot[slot_of(tag_of(h), x->mask)]);
 }
 
 uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
@@ -256,31 +260,34 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 static struct lp_stack *index_find(const struct stack_index *x, uint64_t h,
                                    const uintptr_t *frames, unsigned n)
 {
-    size_t mask = x->mask, i = slot_of(h, mask);
-    struct lp_stack *s;
+    uint32_t tag = tag_of(h);
+    size_t mask = x->mask, i = slot_of(tag, mask);
+    uint64_t v;
 
-    for (; (s = lp_load_acquire(&x->slot[i].s)) != NULL; i = (i + 1) & mask)
-        if (lp_load_relaxed(&x->slot[i].hash) == h && s->nframes == n &&
-            same_frames(s->frames, frames, n))
+    for (; (v = lp_load_acquire(&x->slot[i])) != 0; i = (i + 1) & mask) {
+        struct lp_stack *s;
+
+        if (SLOT_TAG(v) == tag && (s = lp_stack_get(SLOT_ID(v))) &&
+            s->nframes == n && same_frames(s->frames, frames, n))
             return s;
+    }
     return NULL;
 }
 
-/* Add s under hash h to x, which has a free slot; under the lock. */
-static void index_put(struct stack_index *x, uint64_t h, struct lp_stack *s)
+/* Add slot v to x, which has a free slot; under the lock. */
+static void index_put(struct stack_index *x, uint64_t v)
 {
-    size_t mask = x->mask, i = slot_of(h, mask);
+    size_t mask = x->mask, i = slot_of(SLOT_TAG(v), mask);
 
-    while (x->slot[i].s != NULL)
+    while (x->slot[i] != 0)
         i = (i + 1) & mask;
-    lp_store_relaxed(&x->slot[i].hash, h);
-    lp_store_release(&x->slot[i].s, s);
+    lp_store_release(&x->slot[i], v);
     x->used++;
 }
 
 static struct stack_index *index_new(size_t slots)
 {
-    size_t size = sizeof(struct stack_index) + slots * sizeof(struct slot);
+    size_t size = sizeof(struct stack_index) + slots * sizeof(uint64_t);
     struct stack_index *x = lp_arena_alloc(size);
 
     if (x) {
@@ -289,6 +296,22 @@ static struct stack_index *index_new(size_t slots)
         x->mask = slots - 1;
     }
     return x;
+}
+
+/*
+ * Give back the pages of an index that was replaced, but its first (the
+ * mask, which a reader must find intact) and its mapping: a reader still
+ * in it then reads zeros, empty slots, which end its probe - a miss,
+ * which the locked path looks up again in the current index. Never to
+ * the arena for reuse: other data there could be an endless probe.
+ */
+static void index_retire(struct stack_index *x)
+{
+    uintptr_t lo = ((uintptr_t)x->slot + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)&x->slot[x->mask + 1]) & ~(uintptr_t)4095;
+
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* Shard si's index with room for one more stack (grown if it was half
@@ -306,13 +329,14 @@ static struct stack_index *index_room(unsigned si)
     }
     if ((x->used + 1) * 2 <= x->mask + 1)
         return x;
-    g = index_new((x->mask + 1) * 4);
+    g = index_new((x->mask + 1) * 2);
     if (g == NULL)
         return (x->used + 1 <= x->mask) ? x : NULL; /* fuller, still ends */
     for (i = 0; i <= x->mask; i++)
-        if (x->slot[i].s)
-            index_put(g, x->slot[i].hash, x->slot[i].s);
+        if (x->slot[i] != 0)
+            index_put(g, x->slot[i]);
     lp_store_release(&shards[si].index, g);
+    index_retire(x);
     return g;
 }
 
@@ -351,7 +375,7 @@ static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
     memcpy(s->frames, frames, n * sizeof(*frames));
     if (!publish(s))
         goto out; /* id space exhausted: leave it unreachable */
-    index_put(x, h, s);
+    index_put(x, SLOT(tag_of(h), s->id));
     *found = s;
     id = s->id;
 out:
