@@ -51,8 +51,7 @@
  * store; a reader still in the old one finds every stack that was in it
  * (it is never written again), and a stack it misses sends it to the
  * locked path, which looks again in the current index. Old indexes stay
- * mapped (a reader may be in one): a geometric series below the last
- * one's size.
+ * mapped (a reader may be in one), their pages given back (index_retire).
  */
 #define SLOT(tag, id) (((uint64_t)(tag) << 32) | (id)) /* 0: empty */
 #define SLOT_TAG(v) ((uint32_t)((v) >> 32))
