@@ -8,7 +8,7 @@
  * (this file, track.c) are dropped except the outermost one, the hook the
  * program called, which Memcheck prints as the "at" line.
  *
- * Interning hashes the frame array into one of STACK_SHARDS chains; a
+ * Interning hashes the frame array into one of STACK_SHARDS indexes; a
  * known stack is found without any lock, a new one is added under its
  * shard's spinlock. Ids are handed out by an atomic counter and published
  * in a two-level directory so lp_stack_get() never locks.
@@ -25,7 +25,7 @@
 #include "preload/hot/stack_walk.h"
 
 #define STACK_SHARDS 32
-#define BUCKETS_PER_SHARD 4096
+#define FIRST_SLOTS 512 /* per shard: 4 KiB */
 #define DIR_BITS 12
 #define DIR_SIZE (1u << DIR_BITS)
 
@@ -34,9 +34,37 @@
  * 320 bytes up to 512: more pages to touch, more cache lines apart). */
 #define SLAB_SIZE 65536
 
+/*
+ * A shard's index: open addressing with linear probing over slots of one
+ * word, the stack's id and the top 32 bits of its hash (the tag), at
+ * most half full, so a lookup reads one cache line of the index or two
+ * and touches a record only when the tag matches - a new stack (the
+ * costly case: a program with 100,000s of them) touches none. Chains
+ * from fixed buckets took a miss per record on the way, and grew with
+ * the program's stacks. A slot starts at the tag's low bits, so a copy
+ * into a larger index needs no record either.
+ *
+ * Lock-free readers: a slot is written once, with a release store, after
+ * the record was published in the id directory; a reader that sees the
+ * slot with an acquire load finds the record there. When half full the
+ * index is copied into one twice as large and published with a release
+ * store; a reader still in the old one finds every stack that was in it
+ * (it is never written again), and a stack it misses sends it to the
+ * locked path, which looks again in the current index. Old indexes stay
+ * mapped (a reader may be in one), their pages given back (index_retire).
+ */
+#define SLOT(tag, id) (((uint64_t)(tag) << 32) | (id)) /* 0: empty */
+#define SLOT_TAG(v) ((uint32_t)((v) >> 32))
+#define SLOT_ID(v) ((uint32_t)(v))
+struct stack_index {
+    uint64_t mask;
+    uint64_t used; /* under the shard's lock */
+    uint64_t slot[];
+};
+
 static struct {
     int lock; /* lp_spin_lock; writers only */
-    struct lp_stack **buckets;
+    struct stack_index *index; /* acquire */
     unsigned char *bump, *bump_end; /* under lock */
     unsigned slabs;
     char pad[64];
@@ -145,18 +173,6 @@ static bool publish(struct lp_stack *s)
     return true;
 }
 
-/* Chains only ever grow at their head, and a record is fully written
- * before it is published with a release store, so readers walk them
- * without the lock. */
-static struct lp_stack *chain_find(struct lp_stack *s, uint64_t h,
-                                   const uintptr_t *frames, unsigned n)
-{
-    for (; s; s = lp_load_acquire(&s->next))
-        if (s->hash == h && s->nframes == n && same_frames(s->frames, frames, n))
-            return s;
-    return NULL;
-}
-
 /* Map a fresh slab's pages now, in one call: one trap per page as
  * records fill it costs more (a program with 100,000s of stacks). Only
  * from a shard's second slab on, so a program with few stacks does not
@@ -198,6 +214,24 @@ static struct lp_stack *record_new(unsigned si, unsigned n)
 static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
                               unsigned n, struct lp_stack **found);
 
+static inline uint32_t tag_of(uint64_t h) { return (uint32_t)(h >> 32); }
+
+static inline size_t slot_of(uint32_t tag, uint64_t mask)
+{
+    return (size_t)(tag & mask); /* the low 5 bits of h chose the shard */
+}
+
+/* Start the load of h's slot in the shared index (a miss, in a program
+ * with many stacks) while the thread's own cache is looked at. */
+static inline void index_prefetch(uint64_t h)
+{
+    const struct stack_index *x =
+        lp_load_acquire(&shards[h % STACK_SHARDS].index);
+
+    if (x)
+        __builtin_prefetch(&x->slot[slot_of(tag_of(h), x->mask)]);
+}
+
 uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 {
     uint64_t h = hash_frames(frames, n);
@@ -207,6 +241,7 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 
     if (tc == NULL)
         return intern_shared(h, frames, n, &s);
+    index_prefetch(h);
     e = &tc[(h ^ (h >> 32)) & (TCACHE_SIZE - 1)];
     s = e->s;
     if (e->hash == h && s && s->nframes == n &&
@@ -220,48 +255,126 @@ uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
     return id;
 }
 
+/* The record of these frames in x, or NULL. Lock-free. */
+static struct lp_stack *index_find(const struct stack_index *x, uint64_t h,
+                                   const uintptr_t *frames, unsigned n)
+{
+    uint32_t tag = tag_of(h);
+    size_t mask = x->mask, i = slot_of(tag, mask);
+    uint64_t v;
+
+    for (; (v = lp_load_acquire(&x->slot[i])) != 0; i = (i + 1) & mask) {
+        struct lp_stack *s;
+
+        if (SLOT_TAG(v) == tag && (s = lp_stack_get(SLOT_ID(v))) &&
+            s->nframes == n && same_frames(s->frames, frames, n))
+            return s;
+    }
+    return NULL;
+}
+
+/* Add slot v to x, which has a free slot; under the lock. */
+static void index_put(struct stack_index *x, uint64_t v)
+{
+    size_t mask = x->mask, i = slot_of(SLOT_TAG(v), mask);
+
+    while (x->slot[i] != 0)
+        i = (i + 1) & mask;
+    lp_store_release(&x->slot[i], v);
+    x->used++;
+}
+
+static struct stack_index *index_new(size_t slots)
+{
+    size_t size = sizeof(struct stack_index) + slots * sizeof(uint64_t);
+    struct stack_index *x = lp_arena_alloc(size);
+
+    if (x) {
+        if (size >= 65536)
+            populate((unsigned char *)x, size); /* every page gets written */
+        x->mask = slots - 1;
+    }
+    return x;
+}
+
+/*
+ * Give back the pages of an index that was replaced, but its first (the
+ * mask, which a reader must find intact) and its mapping: a reader still
+ * in it then reads zeros, empty slots, which end its probe - a miss,
+ * which the locked path looks up again in the current index. Never to
+ * the arena for reuse: other data there could be an endless probe.
+ */
+static void index_retire(struct stack_index *x)
+{
+    uintptr_t lo = ((uintptr_t)x->slot + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)&x->slot[x->mask + 1]) & ~(uintptr_t)4095;
+
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* Shard si's index with room for one more stack (grown if it was half
+ * full), or NULL; under the lock. */
+static struct stack_index *index_room(unsigned si)
+{
+    struct stack_index *x = shards[si].index, *g;
+    size_t i;
+
+    if (x == NULL) {
+        x = index_new(FIRST_SLOTS);
+        if (x)
+            lp_store_release(&shards[si].index, x);
+        return x;
+    }
+    if ((x->used + 1) * 2 <= x->mask + 1)
+        return x;
+    g = index_new((x->mask + 1) * 2);
+    if (g == NULL)
+        return (x->used + 1 <= x->mask) ? x : NULL; /* fuller, still ends */
+    for (i = 0; i <= x->mask; i++)
+        if (x->slot[i] != 0)
+            index_put(g, x->slot[i]);
+    lp_store_release(&shards[si].index, g);
+    index_retire(x);
+    return g;
+}
+
 /* The shared table; *found is the record, when there is one. */
 static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
                               unsigned n, struct lp_stack **found)
 {
     unsigned si = h % STACK_SHARDS;
-    unsigned bi = (h >> 8) % BUCKETS_PER_SHARD;
-    struct lp_stack **buckets = lp_load_acquire(&shards[si].buckets);
+    struct stack_index *x = lp_load_acquire(&shards[si].index);
     struct lp_stack *s;
     uint32_t id = 0;
 
     *found = NULL;
     /* The common case, a stack seen before: no lock. */
-    if (buckets &&
-        (s = chain_find(lp_load_acquire(&buckets[bi]), h, frames, n))) {
+    if (x && (s = index_find(x, h, frames, n))) {
         *found = s;
         return s->id;
     }
     lp_spin_lock(&shards[si].lock);
-    buckets = shards[si].buckets;
-    if (!buckets) {
-        buckets = lp_arena_alloc(sizeof(struct lp_stack *) * BUCKETS_PER_SHARD);
-        if (!buckets)
-            goto out;
-        lp_store_release(&shards[si].buckets, buckets);
-    }
-    s = chain_find(buckets[bi], h, frames, n);
-    if (s) {
+    x = shards[si].index;
+    if (x && (s = index_find(x, h, frames, n))) {
         *found = s;
         id = s->id;
         goto out;
     }
+    x = index_room(si);
+    if (!x)
+        goto out;
     s = record_new(si, n);
     if (!s)
         goto out;
-    s->hash = h;
+    /* The id first: a locked add waits for every store before it, and
+     * the record's are misses (fresh memory) that may drain later. */
+    s->id = lp_add_relaxed(&next_id, 1);
     s->nframes = n;
     memcpy(s->frames, frames, n * sizeof(*frames));
-    s->id = lp_add_relaxed(&next_id, 1);
     if (!publish(s))
         goto out; /* id space exhausted: leave it unreachable */
-    s->next = buckets[bi];
-    lp_store_release(&buckets[bi], s);
+    index_put(x, SLOT(tag_of(h), s->id));
     *found = s;
     id = s->id;
 out:

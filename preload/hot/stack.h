@@ -19,8 +19,6 @@
 #define LP_STACK_MAX_DEPTH 256
 
 struct lp_stack {
-    struct lp_stack *next; /* hash chain */
-    uint64_t hash;
     uint32_t id;
     uint32_t nframes;
     /* Counters: see stack_count.h (read them with lp_stack_counts). */

@@ -42,6 +42,59 @@ static void test_stack_ids_follow_creation_order(void **state)
     assert_int_equal(lp_stack_count(), prev);
 }
 
+/* Two threads intern the same stacks in opposite orders while the
+ * shards' indexes grow under them: one id a stack, the record its own. */
+#define RACE_STACKS 40000
+static uint32_t race_ids[2][RACE_STACKS];
+
+static void race_frames(uintptr_t *f, unsigned i)
+{
+    f[0] = 0x7000;
+    f[1] = 0x900000 + (uintptr_t)i * 16;
+    f[2] = 0x3000 + (uintptr_t)(i % 7);
+}
+
+static void *race_main(void *arg)
+{
+    unsigned t = (unsigned)(uintptr_t)arg, k;
+    uintptr_t f[3];
+
+    for (k = 0; k < RACE_STACKS; k++) {
+        unsigned i = t ? RACE_STACKS - 1 - k : k;
+
+        race_frames(f, i);
+        race_ids[t][i] = lp_stack_intern(f, 3);
+    }
+    return NULL;
+}
+
+static void test_stack_two_threads_agree_while_the_index_grows(void **state)
+{
+    pthread_t th[2];
+    uint32_t before = lp_stack_count();
+    uintptr_t f[3];
+    unsigned i;
+
+    (void)state;
+    for (i = 0; i < 2; i++)
+        assert_int_equal(
+            pthread_create(&th[i], NULL, race_main, (void *)(uintptr_t)i), 0);
+    for (i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    assert_int_equal(lp_stack_count() - before, RACE_STACKS);
+    for (i = 0; i < RACE_STACKS; i++) {
+        struct lp_stack *s = lp_stack_get(race_ids[0][i]);
+
+        race_frames(f, i);
+        assert_int_equal(race_ids[0][i], race_ids[1][i]);
+        assert_true(race_ids[0][i] > before);
+        assert_non_null(s);
+        assert_int_equal(s->nframes, 3);
+        assert_memory_equal(s->frames, f, sizeof(f));
+        assert_int_equal(lp_stack_intern(f, 3), race_ids[0][i]);
+    }
+}
+
 static void test_stack_counters_track_live_and_total(void **state)
 {
     uintptr_t f[2] = {0xabc, 0xdef};
@@ -219,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_stack_counters_track_live_and_total),
         cmocka_unit_test(test_stack_counters_threads_count_in_caches),
         cmocka_unit_test(test_stack_totals_are_every_sites_sum),
+        cmocka_unit_test(test_stack_two_threads_agree_while_the_index_grows),
         cmocka_unit_test(test_stack_capture_unwinds_through_callers),
         cmocka_unit_test(test_arena_memory_is_zeroed_owned_and_reused),
     };
