@@ -318,6 +318,20 @@ static inline bool still_there(const struct memo *x, void *const *buf,
     return x->fin_at == 0 || *(const uintptr_t *)x->fin_at == x->fin_val;
 }
 
+/* The walk's next frame state, in the memo it fills while there is room
+ * (k < MEMO; fill is never NULL then: k starts at MEMO without one). */
+static inline void memo_put(struct memo *fill, unsigned *k, uintptr_t sp,
+                            uintptr_t pc, uintptr_t bp, uint64_t rule)
+{
+    if (*k < MEMO) {
+        fill->sp[*k] = sp;
+        fill->pc[*k] = pc;
+        fill->bp[*k] = bp;
+        fill->rule[*k] = rule;
+        ++*k;
+    }
+}
+
 /* Which rbp values m's walk used: a frame's rbp matters when its CFA is
  * rbp-based or when it leaves rbp alone for a caller it matters to. So the
  * words a replay must compare are the saved rbp of those frames only (in
@@ -408,13 +422,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
             !STACK_WORD(bp, lo, hi, nbp))
             goto fallback;
         buf[n++] = (void *)pc;
-        if (k < MEMO) {
-            fill->sp[k] = sp;
-            fill->pc[k] = pc;
-            fill->bp[k] = bp;
-            fill->rule[k] = FP_RULE | MEMO_BPK;
-            k++;
-        }
+        memo_put(fill, &k, sp, pc, bp, FP_RULE | MEMO_BPK);
         sp = cfa;
         pc = npc;
         bp = nbp;
@@ -481,13 +489,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                     if (at < lo || *(const uintptr_t *)at != old->bp[j + 1])
                         break;
                 }
-                if (k < MEMO) {
-                    fill->sp[k] = old->sp[j];
-                    fill->pc[k] = old->pc[j];
-                    fill->bp[k] = old->bp[j];
-                    fill->rule[k] = r;
-                    k++;
-                }
+                memo_put(fill, &k, old->sp[j], old->pc[j], old->bp[j], r);
                 buf[n++] = (void *)npc;
                 if (n == max) {
                     fin_at = nsp - 8;
@@ -513,13 +515,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
         } else {
             rule = lp_rule_of(t, pc);
         }
-        if (k < MEMO) {
-            fill->sp[k] = sp;
-            fill->pc[k] = pc;
-            fill->bp[k] = bp;
-            fill->rule[k] = rule | bpk;
-            k++;
-        }
+        memo_put(fill, &k, sp, pc, bp, rule | bpk);
         if (LP_UNLIKELY(LP_RULE_KIND(rule) != LP_RULE_FRAME)) {
             if (LP_RULE_KIND(rule) == LP_RULE_LAST)
                 break;
