@@ -183,6 +183,7 @@ static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
                         size_t cap, size_t *n, bool may_clear, bool threaded)
 {
     unsigned i;
+    size_t m = *n; /* out[] stores cannot change it: kept in a register */
 
     for (i = 0; i < b->n; i++) {
         uint32_t id = b->id[i];
@@ -204,12 +205,15 @@ static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
         }
         if (!bytes)
             continue;
-        if (*n == cap)
+        if (m == cap) {
+            *n = m;
             return false;
-        out[*n].id = id;
-        out[*n].bytes = bytes;
-        (*n)++;
+        }
+        out[m].id = id;
+        out[m].bytes = bytes;
+        m++;
     }
+    *n = m;
     b->n = 0;
     return true;
 }
