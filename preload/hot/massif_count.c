@@ -629,7 +629,8 @@ void lp_snapshot_before_shrink(void)
 /* A single-threaded program's event: plain loads and stores to the
  * totals, the time derived from them once (what advance() returns on this
  * path, without its second look at lp_threaded per counter). */
-static inline void note_plain(uint64_t heap, uint64_t use, bool grows)
+static inline void note_plain(uint64_t heap, uint64_t use, bool grows,
+                              enum lp_time_unit unit)
 {
     uint64_t g = lp_load_relaxed(&snap.grow), sh = lp_load_relaxed(&snap.shrink);
     int64_t t;
@@ -639,7 +640,7 @@ static inline void note_plain(uint64_t heap, uint64_t use, bool grows)
         lp_store_relaxed(&snap.grow, g += use);
     else
         lp_store_relaxed(&snap.shrink, sh += use);
-    switch (snap.unit) {
+    switch (unit) {
     case LP_TIME_MS:
         t = now_ms();
         break;
@@ -663,7 +664,7 @@ static LP_NOINLINE void note_general(const struct lp_stack *s, uint64_t heap,
 
     mark_live(s);
     if (!lp_load_relaxed(&lp_threaded)) {
-        note_plain(heap, use, grows);
+        note_plain(heap, use, grows, snap.unit);
         return;
     }
     if ((l = lp_self.massif_local) != NULL) {
@@ -697,22 +698,11 @@ static inline bool live_marked(const struct lp_stack *s)
 static inline __attribute__((always_inline)) void
 note_event(const struct lp_stack *s, uint64_t heap, uint64_t use, bool grows)
 {
-    uint64_t g, sh;
-
     if (LP_UNLIKELY(!live_marked(s) || lp_load_relaxed(&lp_threaded) ||
-                    snap.unit != LP_TIME_B)) {
+                    snap.unit != LP_TIME_B))
         note_general(s, heap, use, grows);
-        return;
-    }
-    g = lp_load_relaxed(&snap.grow);
-    sh = lp_load_relaxed(&snap.shrink);
-    lp_store_relaxed(&snap.heap, lp_load_relaxed(&snap.heap) + heap);
-    if (grows)
-        lp_store_relaxed(&snap.grow, g += use);
     else
-        lp_store_relaxed(&snap.shrink, sh += use);
-    if ((int64_t)(g + sh) >= lp_load_relaxed(&snap.earliest_next))
-        request_normal_slow();
+        note_plain(heap, use, grows, LP_TIME_B);
 }
 
 void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
