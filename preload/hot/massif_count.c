@@ -170,18 +170,25 @@ static uint64_t ctx_bytes(uint32_t id)
 struct batch {
     uint32_t id[64];
     uint64_t *word[64];
+    const struct lp_stack *st[64]; /* looked up once, when prefetched */
     unsigned n;
 };
+
+static uint64_t rec_bytes(const struct lp_stack *st)
+{
+    return st ? lp_stack_live_bytes(st) : 0;
+}
 
 static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
                         size_t cap, size_t *n, bool may_clear, bool threaded)
 {
     unsigned i;
+    size_t m = *n; /* out[] stores cannot change it: kept in a register */
 
     for (i = 0; i < b->n; i++) {
         uint32_t id = b->id[i];
         uint64_t *w = b->word[i], bit = 1ull << (id & 63);
-        uint64_t bytes = ctx_bytes(id);
+        uint64_t bytes = rec_bytes(b->st[i]);
 
         /* A site some thread still counts in its cache stays
          * (stack_count.h): its next event will not set the bit. */
@@ -189,7 +196,7 @@ static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
             !(threaded && lp_stack_local_holds(id))) {
             if (threaded) {
                 __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
-                bytes = ctx_bytes(id);
+                bytes = rec_bytes(b->st[i]);
                 if (bytes || lp_stack_local_holds(id))
                     __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
             } else {
@@ -198,12 +205,15 @@ static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
         }
         if (!bytes)
             continue;
-        if (*n == cap)
+        if (m == cap) {
+            *n = m;
             return false;
-        out[*n].id = id;
-        out[*n].bytes = bytes;
-        (*n)++;
+        }
+        out[m].id = id;
+        out[m].bytes = bytes;
+        m++;
     }
+    *n = m;
     b->n = 0;
     return true;
 }
@@ -214,6 +224,7 @@ static void batch_add(struct batch *b, uint32_t id, uint64_t *word)
 
     if (st)
         __builtin_prefetch(&st->live_bytes);
+    b->st[b->n] = st;
     b->id[b->n] = id;
     b->word[b->n++] = word;
 }
@@ -615,25 +626,94 @@ void lp_snapshot_before_shrink(void)
         request_peak_slow(); /* Massif takes a peak before a block goes */
 }
 
+/* A single-threaded program's event: plain loads and stores to the
+ * totals, the time derived from them once (what advance() returns on this
+ * path, without its second look at lp_threaded per counter). */
+static inline void note_plain(uint64_t heap, uint64_t use, bool grows,
+                              enum lp_time_unit unit)
+{
+    uint64_t g = lp_load_relaxed(&snap.grow), sh = lp_load_relaxed(&snap.shrink);
+    int64_t t;
+
+    lp_store_relaxed(&snap.heap, lp_load_relaxed(&snap.heap) + heap);
+    if (grows)
+        lp_store_relaxed(&snap.grow, g += use);
+    else
+        lp_store_relaxed(&snap.shrink, sh += use);
+    switch (unit) {
+    case LP_TIME_MS:
+        t = now_ms();
+        break;
+    case LP_TIME_I:
+        t = (int64_t)(lp_load_relaxed(&snap.time) + 1);
+        lp_store_relaxed(&snap.time, (uint64_t)t);
+        break;
+    default:
+        t = (int64_t)(g + sh);
+        break;
+    }
+    request_normal(t);
+}
+
+/* An event in full: heap is the change of the useful heap (wrapping),
+ * use the grow or shrink; s, when not NULL, the context to mark live. */
+static LP_NOINLINE void note_general(const struct lp_stack *s, uint64_t heap,
+                                     uint64_t use, bool grows)
+{
+    struct lp_massif_local *l;
+
+    mark_live(s);
+    if (!lp_load_relaxed(&lp_threaded)) {
+        note_plain(heap, use, grows, snap.unit);
+        return;
+    }
+    if ((l = lp_self.massif_local) != NULL) {
+        note_local(l, (int64_t)heap, use, grows);
+        return;
+    }
+    lp_count_add(&snap.heap, heap);
+    request_normal(advance(use, grows));
+}
+
+/* Nothing to mark: no context, or its bit is set already. */
+static inline bool live_marked(const struct lp_stack *s)
+{
+    const uint64_t *chunk;
+    uint32_t id;
+
+    if (!s)
+        return true;
+    id = s->id;
+    if ((id >> LIVE_CHUNK_BITS) >= LIVE_DIR_SIZE)
+        return false;
+    chunk = lp_load_acquire(&live_dir[id >> LIVE_CHUNK_BITS]);
+    return chunk &&
+           (lp_load_relaxed(&chunk[(id & ((1u << LIVE_CHUNK_BITS) - 1)) >> 6]) >>
+                (id & 63) & 1);
+}
+
+/* The common event (single-threaded, time in bytes, context marked
+ * already) without a call that returns here, so without a stack frame
+ * beyond the frame pointer; every other case goes to note_general(). */
+static inline __attribute__((always_inline)) void
+note_event(const struct lp_stack *s, uint64_t heap, uint64_t use, bool grows)
+{
+    if (LP_UNLIKELY(!live_marked(s) || lp_load_relaxed(&lp_threaded) ||
+                    snap.unit != LP_TIME_B))
+        note_general(s, heap, use, grows);
+    else
+        note_plain(heap, use, grows, LP_TIME_B);
+}
+
 void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
                       bool is_alloc)
 {
     uint64_t use = (usable > req ? usable : req) + 8;
-    struct lp_massif_local *l;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    if (is_alloc)
-        mark_live(s);
-    if ((l = lp_self.massif_local) != NULL && lp_load_relaxed(&lp_threaded)) {
-        note_local(l, is_alloc ? (int64_t)req : -(int64_t)req, use, is_alloc);
-        return;
-    }
-    if (is_alloc)
-        lp_count_add(&snap.heap, req);
-    else
-        lp_count_sub(&snap.heap, req);
-    request_normal(advance(use, is_alloc));
+    note_event(is_alloc ? s : NULL, is_alloc ? (uint64_t)req : -(uint64_t)req,
+               use, is_alloc);
 }
 
 void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
@@ -642,20 +722,12 @@ void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
 {
     uint64_t old_use = old_usable > old_req ? old_usable : old_req;
     uint64_t new_use = new_usable > new_req ? new_usable : new_req;
-    struct lp_massif_local *l;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    mark_live(s);
-    if ((l = lp_self.massif_local) != NULL && lp_load_relaxed(&lp_threaded)) {
-        note_local(l, (int64_t)new_req - (int64_t)old_req,
-                   new_use >= old_use ? new_use - old_use : old_use - new_use,
-                   new_use >= old_use);
-        return;
-    }
-    lp_count_add(&snap.heap, (uint64_t)new_req - (uint64_t)old_req);
-    request_normal(new_use >= old_use ? advance(new_use - old_use, true)
-                                      : advance(old_use - new_use, false));
+    note_event(s, (uint64_t)new_req - (uint64_t)old_req,
+               new_use >= old_use ? new_use - old_use : old_use - new_use,
+               new_use >= old_use);
 }
 
 struct lp_massif_local *lp_massif_local_new(void)

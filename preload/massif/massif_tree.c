@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/massif.h"
 #include "report/symbolize.h"
@@ -130,7 +131,7 @@ struct lp_snapshot_index {
     uint32_t *pos; /* [n+1] the place of each id (1..n) */
     /* The snapshot being built: its contexts that hold bytes, by place,
      * and sum[j] = bytes of held[0..j). */
-    struct ix_held *held;
+    struct ix_held *held, *tmp; /* tmp: the radix sort's other half */
     uint64_t *sum;
     size_t nheld, capheld;
     /* Lazy: order() sorts a node's places on its first expansion. */
@@ -143,13 +144,6 @@ struct ix_held {
     uint32_t pos, id;
     uint64_t bytes;
 };
-
-static int cmp_held(const void *a, const void *b)
-{
-    const struct ix_held *x = a, *y = b;
-
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
 
 /* The first held context at a place >= p. */
 static size_t held_at(const struct lp_snapshot_index *ix, uint32_t p)
@@ -174,13 +168,59 @@ static uint64_t range_bytes(const struct lp_snapshot_index *ix, uint32_t lo,
     return ix->sum[held_at(ix, hi)] - ix->sum[held_at(ix, lo)];
 }
 
+/* Sort h[0..n) by place, tmp[0..n) as scratch: insertion sort when
+ * short, else an LSD radix sort over the bytes in which the places
+ * differ. Places are distinct, so any correct sort gives this order.
+ * (python3 bench: 26 trees of ~9,800 held contexts, up to 26,000; glibc
+ * qsort's merge sort with its indirect compares took ~3% of the run.) */
+static void sort_by_place(struct ix_held *h, struct ix_held *tmp, size_t n)
+{
+    struct ix_held *src = h, *dst = tmp, *sw;
+    uint32_t diff = 0;
+    unsigned shift;
+    size_t i, j;
+
+    if (n < 32) {
+        for (i = 1; i < n; i++) {
+            struct ix_held x = h[i];
+
+            for (j = i; j > 0 && h[j - 1].pos > x.pos; j--)
+                h[j] = h[j - 1];
+            h[j] = x;
+        }
+        return;
+    }
+    for (i = 1; i < n; i++)
+        diff |= h[i].pos ^ h[0].pos;
+    for (shift = 0; shift < 32; shift += 8) {
+        size_t cnt[256] = { 0 }, sum = 0, c;
+
+        if (!((diff >> shift) & 0xff))
+            continue;
+        for (i = 0; i < n; i++)
+            cnt[(src[i].pos >> shift) & 0xff]++;
+        for (i = 0; i < 256; i++) {
+            c = cnt[i];
+            cnt[i] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++)
+            dst[cnt[(src[i].pos >> shift) & 0xff]++] = src[i];
+        sw = src;
+        src = dst;
+        dst = sw;
+    }
+    if (src != h)
+        memcpy(h, src, n * sizeof(*h));
+}
+
 /* Sort held[a..b) by place and bring sum[a+1..b] up to date (sum[a] and
  * sum[b] stay: the same contexts, another order). */
 static void held_sort(struct lp_snapshot_index *ix, size_t a, size_t b)
 {
     size_t j;
 
-    qsort(ix->held + a, b - a, sizeof(*ix->held), cmp_held);
+    sort_by_place(ix->held + a, ix->tmp, b - a);
     for (j = a; j < b; j++)
         ix->sum[j + 1] = ix->sum[j] + ix->held[j].bytes;
 }
@@ -334,6 +374,7 @@ void lp_snapshot_index_free(struct lp_snapshot_index *ix)
     free(ix->nodes);
     free(ix->pos);
     free(ix->held);
+    free(ix->tmp);
     free(ix->sum);
     free(ix->key);
     free(ix);
@@ -350,14 +391,18 @@ struct lp_massif_node *lp_snapshot_build_tree_indexed(
     size_t i;
 
     if (ne > ix->capheld) {
-        struct ix_held *h = realloc(ix->held, ne * sizeof(*h));
+        struct ix_held *h = realloc(ix->held, ne * sizeof(*h)), *t = NULL;
         uint64_t *sum = h ? realloc(ix->sum, (ne + 1) * sizeof(*sum)) : NULL;
 
         if (h)
             ix->held = h;
-        if (!sum)
+        if (sum) {
+            ix->sum = sum;
+            free(ix->tmp); /* scratch: nothing to keep */
+            ix->tmp = t = malloc(ne * sizeof(*t));
+        }
+        if (!t)
             return NULL;
-        ix->sum = sum;
         ix->capheld = ne;
     }
     if (!ix->sum && !(ix->sum = malloc(sizeof(*ix->sum))))
