@@ -3,7 +3,7 @@
  * nursery.c - the threads' nurseries of young blocks (nursery.h): the
  * list of them, the search of a block freed by another thread, the flush
  * into the shared table, and the cold visitors.
- * Context: HOT (erase, take_elsewhere, flush); the rest COLD.
+ * Context: HOT (take_elsewhere, flush); the rest COLD.
  */
 #include "preload/hot/nursery.h"
 
@@ -13,11 +13,6 @@ bool lp_any_thread;
 
 static struct lp_nursery *nurseries; /* push-only list */
 static struct lp_nursery *main_nursery;
-
-struct lp_nursery *lp_nursery_list(void)
-{
-    return lp_load_acquire(&nurseries);
-}
 
 /* From the arena like the rest, not our .bss: a slot holds a block's
  * address as is, and the leak scan reads our data segment as a root
@@ -37,29 +32,6 @@ struct lp_nursery *lp_nursery_new(void)
     if (n)
         lp_list_push(&nurseries, n);
     return n;
-}
-
-void lp_nursery_erase(struct lp_nursery *n, size_t i)
-{
-    const size_t mask = LP_NURSERY_SLOTS - 1;
-    size_t j = i;
-
-    for (;;) {
-        size_t home;
-        uintptr_t a;
-
-        j = (j + 1) & mask;
-        if (!(a = lp_slot_addr(&n->slots[j])))
-            break;
-        home = lp_nursery_home(a);
-        /* Move j into the hole at i unless its home lies in (i, j]. */
-        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-            n->slots[i] = n->slots[j];
-            i = j;
-        }
-    }
-    n->slots[i].w0 = 0;
-    n->count--;
 }
 
 /*

@@ -59,8 +59,6 @@ extern bool lp_any_thread;
  * one for a thread record (arena; NULL without memory). */
 struct lp_nursery *lp_nursery_main(void);
 struct lp_nursery *lp_nursery_new(void);
-/* Every nursery, newest first. */
-struct lp_nursery *lp_nursery_list(void);
 
 static inline uint64_t lp_nursery_region_bit(uintptr_t addr)
 {
@@ -95,21 +93,28 @@ static inline size_t lp_nursery_home(uintptr_t addr)
     return (size_t)(addr >> 4) & (LP_NURSERY_SLOTS - 1);
 }
 
+/* The same, in table_slot.h's shape (the nursery's cap is fixed). */
+static inline size_t lp_nursery_home_of(uintptr_t addr, size_t cap)
+{
+    (void)cap;
+    return lp_nursery_home(addr);
+}
+
 /* Index of addr's slot in n, or of the empty slot ending its run
  * (lock held, or no second thread). */
 static inline size_t lp_nursery_probe(const struct lp_nursery *n,
                                       uintptr_t addr)
 {
-    size_t i = lp_nursery_home(addr);
-    uintptr_t a;
-
-    while ((a = lp_slot_addr(&n->slots[i])) != 0 && a != addr)
-        i = (i + 1) & (LP_NURSERY_SLOTS - 1);
-    return i;
+    return lp_slots_probe(n->slots, LP_NURSERY_SLOTS, addr,
+                          lp_nursery_home(addr));
 }
 
 /* Empty slot i of n and shift the rest of its run back. */
-void lp_nursery_erase(struct lp_nursery *n, size_t i);
+static inline void lp_nursery_erase(struct lp_nursery *n, size_t i)
+{
+    lp_slots_erase(n->slots, LP_NURSERY_SLOTS, i, lp_nursery_home_of);
+    n->count--;
+}
 
 /* Take addr out of n if n holds it (*out: its block); lock held or no
  * second thread. */

@@ -16,7 +16,6 @@
  */
 #include "preload/hot/stack.h"
 
-#include <dlfcn.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -88,25 +87,9 @@ _Static_assert((TCACHE_SIZE & (TCACHE_SIZE - 1)) == 0, "power of two");
 
 static struct lp_stack **dir[DIR_SIZE];
 static uint32_t next_id;
-static uintptr_t self_lo, self_hi;
-
-/* Our own object's mapping, from glibc's lock-free lookup: no
- * dl_iterate_phdr (the loader lock) even on the first allocation. */
-static LP_COLD void find_self(void)
-{
-    struct dl_find_object obj;
-
-    if (_dl_find_object((void *)(uintptr_t)&find_self, &obj) == 0) {
-        self_lo = (uintptr_t)obj.dlfo_map_start;
-        lp_store_release(&self_hi, (uintptr_t)obj.dlfo_map_end);
-    }
-}
-
 bool lp_stack_is_self(uintptr_t pc)
 {
-    if (LP_UNLIKELY(lp_load_acquire(&self_hi) == 0))
-        find_self();
-    return pc >= self_lo && pc < self_hi;
+    return lp_unwind_is_self(pc);
 }
 
 /* Four independent lanes (the frames of one capture hash in a few ns,

@@ -207,36 +207,43 @@ static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
     ((uint64_t)LP_RULE_FRAME | LP_RULE_CFA_RBP | LP_RULE_RBP_SAVED | \
      (uint64_t)(uint16_t)-16 << 16 | (uint64_t)16 << 32)
 
-/* The code the walk steps through by frame pointers: this library's
- * (found once, lock-free: _dl_find_object), all built with them. Tests
- * narrow it (lp_unwind_set_fp_range): in a test binary, test code
+/* This library's own code (found once, lock-free: _dl_find_object, so
+ * no loader lock even on the first allocation): the frames the walk
+ * steps through by frame pointers (it is built with them everywhere),
+ * and the frames stack.c drops from a stack (lp_stack_is_self). Tests
+ * narrow it (lp_unwind_set_self_range): in a test binary, test code
  * without frame pointers shares the object. */
-static uintptr_t fp_lo, fp_hi;
-static int fp_known;
+static uintptr_t self_lo, self_hi;
+static int self_known;
 
 static LP_COLD void find_self(void)
 {
     struct dl_find_object obj;
 
     if (_dl_find_object((void *)(uintptr_t)&find_self, &obj) == 0) {
-        fp_lo = (uintptr_t)obj.dlfo_map_start;
-        fp_hi = (uintptr_t)obj.dlfo_map_end;
+        self_lo = (uintptr_t)obj.dlfo_map_start;
+        self_hi = (uintptr_t)obj.dlfo_map_end;
     }
-    lp_store_release(&fp_known, 1);
+    lp_store_release(&self_known, 1);
 }
 
-void lp_unwind_set_fp_range(uintptr_t lo, uintptr_t hi)
+void lp_unwind_set_self_range(uintptr_t lo, uintptr_t hi)
 {
-    fp_lo = lo;
-    fp_hi = hi;
-    lp_store_release(&fp_known, 1);
+    self_lo = lo;
+    self_hi = hi;
+    lp_store_release(&self_known, 1);
 }
 
 static inline bool is_self(uintptr_t pc)
 {
-    if (LP_UNLIKELY(!lp_load_acquire(&fp_known)))
+    if (LP_UNLIKELY(!lp_load_acquire(&self_known)))
         find_self();
-    return pc >= fp_lo && pc < fp_hi;
+    return pc >= self_lo && pc < self_hi;
+}
+
+bool lp_unwind_is_self(uintptr_t pc)
+{
+    return is_self(pc);
 }
 
 /* Read one word of the stack, if it lies in [lo, hi). */

@@ -32,9 +32,11 @@ int lp_unwind_backtrace(void **buf, int max);
  * call site and depth finds the id its capture stored then. */
 int lp_unwind_capture(void **buf, int max, uint32_t **id);
 
-/* Tests: the code whose frames the walk follows by frame pointers (by
- * default this library, built with them everywhere); lo == hi: none. */
-void lp_unwind_set_fp_range(uintptr_t lo, uintptr_t hi);
+/* Whether pc is this library's code: the frames a walk follows by their
+ * frame pointers (it is built with them everywhere) and the ones a stack
+ * leaves out. Tests name the range instead (lo == hi: none). */
+bool lp_unwind_is_self(uintptr_t pc);
+void lp_unwind_set_self_range(uintptr_t lo, uintptr_t hi);
 
 /* The calling thread runs on the stack [lo, hi) (thread_registry.c, at thread
  * start). Walks never read outside it; a thread that never said so (and

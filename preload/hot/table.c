@@ -57,6 +57,12 @@ uint16_t lp_table_next_gen(void)
 #define GROUP_BITS 4 /* 16 groups of 4 shards */
 #define REGION_SHIFT 26
 
+/* A block's home slot in a shard's array of cap slots. */
+static inline size_t home_of(uintptr_t addr, size_t cap)
+{
+    return lp_slot_home(lp_hash_addr(addr), cap);
+}
+
 static inline struct shard *shard_of(uintptr_t addr, uint64_t h)
 {
     uint64_t g = lp_hash_addr(addr >> REGION_SHIFT) >> (64 - GROUP_BITS);
@@ -151,7 +157,7 @@ static int grow(struct shard *s)
         uintptr_t a = lp_slot_addr(&old[i]);
 
         if (a)
-            fresh[lp_slots_probe(fresh, n, a, lp_hash_addr(a))] = old[i];
+            fresh[lp_slots_probe(fresh, n, a, home_of(a, n))] = old[i];
         if (old_bytes >= BIG_ARRAY &&
             (uintptr_t)&old[i + 1] - (uintptr_t)old - done >= RELEASE_STEP) {
             uintptr_t lo = ((uintptr_t)old + done + 4095) & ~(uintptr_t)4095;
@@ -210,7 +216,8 @@ static int shared_insert(const struct lp_slot *packed, uint64_t h,
         shard_unlock(s);
         return -ENOMEM;
     }
-    b = &s->slots[lp_slots_probe(s->slots, s->cap, addr, h)];
+    b = &s->slots[lp_slots_probe(s->slots, s->cap, addr,
+                                  lp_slot_home(h, s->cap))];
     if (lp_slot_addr(b)) {
         /* The real allocator handed out an address we still track: a
          * block freed behind our back (e.g. before init). Replace it. */
@@ -232,25 +239,21 @@ static int shared_insert(const struct lp_slot *packed, uint64_t h,
 static void promote(const struct lp_slot *batch, unsigned k, void *arg)
 {
     uint64_t h[LP_NURSERY_BATCH];
-    unsigned i, *lost = arg;
+    unsigned i;
 
+    (void)arg;
     for (i = 0; i < k; i++) {
         h[i] = lp_hash_addr(lp_slot_addr(&batch[i]));
         prefetch_shared(lp_slot_addr(&batch[i]), h[i]);
     }
     for (i = 0; i < k; i++) {
         struct lp_block stale;
+        int rc = shared_insert(&batch[i], h[i], &stale);
 
-        switch (shared_insert(&batch[i], h[i], &stale)) {
-        case 1:
+        if (rc == 1)
             lp_track_stale(&stale);
-            break;
-        case 0:
-            break;
-        default:
-            ++*lost; /* no memory: the block is untracked from now on */
-            break;
-        }
+        else if (rc < 0) /* no memory: untracked from now on */
+            lp_track_lost(lp_slot_addr(&batch[i]));
     }
 }
 
@@ -259,6 +262,7 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
 {
     struct lp_nursery *n = lp_self.nursery;
     struct lp_slot packed, *b;
+    uint64_t region;
     bool locked;
     int ret = 0;
 
@@ -273,11 +277,8 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
         lp_nursery_unlock(n, locked);
         return -ENOMEM; /* after the final leak check: left untracked */
     }
-    if (LP_UNLIKELY(n->count >= LP_NURSERY_FULL)) {
-        unsigned lost = 0;
-
-        lp_nursery_flush(n, promote, &lost);
-    }
+    if (LP_UNLIKELY(n->count >= LP_NURSERY_FULL))
+        lp_nursery_flush(n, promote, NULL);
     b = &n->slots[lp_nursery_probe(n, addr)];
     if (lp_slot_addr(b)) {
         /* A stale entry in this nursery (see shared_insert). */
@@ -288,8 +289,9 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
         n->count++;
     }
     *b = packed;
-    if (!(n->regions & lp_nursery_region_bit(addr)))
-        lp_store_release(&n->regions, n->regions | lp_nursery_region_bit(addr));
+    region = lp_nursery_region_bit(addr);
+    if (!(n->regions & region))
+        lp_store_release(&n->regions, n->regions | region);
     lp_nursery_unlock(n, locked);
     return ret;
 }
@@ -297,7 +299,7 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
 /* Empty slot i of a shard (lock held). */
 static void erase(struct shard *s, size_t i)
 {
-    lp_slots_erase(s->slots, s->cap, i);
+    lp_slots_erase(s->slots, s->cap, i, home_of);
     s->count--;
 }
 
@@ -308,7 +310,8 @@ static int shared_remove(uintptr_t addr, uint64_t h, struct lp_block *out)
 
     shard_lock(s);
     if (!s->cap || addr == 0 ||
-        !lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr, h)])) {
+        !lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr,
+                                                     lp_slot_home(h, s->cap))])) {
         shard_unlock(s);
         return -ENOENT;
     }
@@ -364,7 +367,8 @@ int lp_table_find(uintptr_t addr, struct lp_block *out)
         return 0;
     lp_spin_lock(&s->lock);
     if (s->cap &&
-        lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr, h)])) {
+        lp_slot_addr(&s->slots[i = lp_slots_probe(s->slots, s->cap, addr,
+                                                    lp_slot_home(h, s->cap))])) {
         if (out)
             lp_slot_unpack(&s->slots[i], out);
         ret = 0;

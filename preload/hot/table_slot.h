@@ -74,12 +74,12 @@ static inline size_t lp_slot_next(size_t i, size_t cap)
     return i + 1 == cap ? 0 : i + 1;
 }
 
-/* Index of addr's slot, or of the empty slot ending its probe run (h:
- * lp_hash_addr(addr); the array is never full). */
+/* Index of addr's slot, or of the empty slot ending its probe run, from
+ * its home slot (the array is never full). */
 static inline size_t lp_slots_probe(const struct lp_slot *slots, size_t cap,
-                                    uintptr_t addr, uint64_t h)
+                                    uintptr_t addr, size_t home)
 {
-    size_t i = lp_slot_home(h, cap);
+    size_t i = home;
     uintptr_t a;
 
     while ((a = lp_slot_addr(&slots[i])) != 0 && a != addr)
@@ -87,8 +87,11 @@ static inline size_t lp_slots_probe(const struct lp_slot *slots, size_t cap,
     return i;
 }
 
-/* Empty slot i and shift the rest of its probe run back. */
-static inline void lp_slots_erase(struct lp_slot *slots, size_t cap, size_t i)
+/* Empty slot i and shift the rest of its probe run back; home_of gives a
+ * block's home slot in an array of cap (the shared table's hash, the
+ * nursery's granule index): inlined with the constant function. */
+static inline void lp_slots_erase(struct lp_slot *slots, size_t cap, size_t i,
+                                  size_t (*home_of)(uintptr_t, size_t))
 {
     size_t j = i;
 
@@ -99,7 +102,7 @@ static inline void lp_slots_erase(struct lp_slot *slots, size_t cap, size_t i)
         j = lp_slot_next(j, cap);
         if (!(a = lp_slot_addr(&slots[j])))
             break;
-        home = lp_slot_home(lp_hash_addr(a), cap);
+        home = home_of(a, cap);
         /* Move j into the hole at i unless its home lies in (i, j]. */
         if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
             slots[i] = slots[j];

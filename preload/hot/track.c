@@ -71,6 +71,12 @@ static LP_NOINLINE void untracked(void *p)
         lp_freed_forget((uintptr_t)p);
 }
 
+void lp_track_lost(uintptr_t addr)
+{
+    untracked((void *)addr);
+    lp_sample_filter_del(addr);
+}
+
 void lp_track_stale(const struct lp_block *stale)
 {
     struct lp_stack *os = lp_stack_get(stale->stack_id);
@@ -103,8 +109,7 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
     rc = lp_table_insert_how((uintptr_t)p, size, id, how,
                              lp_snapshot_byte_clock(), &stale);
     if (LP_UNLIKELY(rc < 0)) {
-        untracked(p);
-        lp_sample_filter_del((uintptr_t)p);
+        lp_track_lost((uintptr_t)p);
     }
     if (rc == 1)
         lp_track_stale(&stale);
@@ -248,8 +253,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     lp_self.last_alloc = LP_HIDE_ADDR(np);
     if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
                             lp_snapshot_byte_clock(), NULL) < 0) {
-        untracked(np);
-        lp_sample_filter_del((uintptr_t)np);
+        lp_track_lost((uintptr_t)np);
     }
     if (had && lp_sample_est_bytes(size) < lp_sample_est_bytes(ob->size))
         lp_snapshot_before_shrink();

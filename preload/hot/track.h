@@ -37,6 +37,10 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how);
  * again (a block freed behind our back): count that block as freed.
  * Guard held. */
 void lp_track_stale(const struct lp_block *stale);
+/* The table had no room for the block at addr (it stays counted, and
+ * untracked): a later free of it must not look like a double free.
+ * Guard held. */
+void lp_track_lost(uintptr_t addr);
 /*
  * Temporary allocations (heaptrack's definition): each thread keeps the
  * address of its latest allocation in its TCB slot; a free of exactly

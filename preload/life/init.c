@@ -77,9 +77,9 @@ bool lp_init_slow(void)
     lp_sample_init();
     (void)lp_stack_is_self((uintptr_t)&lp_init_slow);
     lp_snapshot_init();
-    /* The thread that brings the library up (main, nearly always) keeps
-     * its young blocks in the static nursery; threads we start get one
-     * with their record (thread_registry.c). */
+    /* The thread that brings the library up (main, nearly always) gets
+     * the first nursery; threads we start get one with their record
+     * (thread_registry.c). */
     lp_self.nursery = lp_nursery_main();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);

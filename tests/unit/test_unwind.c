@@ -595,7 +595,7 @@ static void test_unwind_dlclose_forgets_unloaded_rules(void **state)
 
 /* Three frames with frame pointers in a section of their own, standing for
  * the library's capture, tracking and hook frames: the walk follows them
- * by rbp (lp_unwind_set_fp_range) and then the program's frames, of every
+ * by rbp (lp_unwind_set_self_range) and then the program's frames, of every
  * kind, by their rules. The first KEY_FRAME frames are ours either way. */
 #define FP_OWN __attribute__((noinline, section("lp_test_fp_own")))
 extern const char __start_lp_test_fp_own[], __stop_lp_test_fp_own[];
@@ -653,7 +653,7 @@ static void test_unwind_own_frames_by_frame_pointer_match_libunwind(void **state
 
     (void)state;
     /* capture_pair, frame 0, is in the section too. */
-    lp_unwind_set_fp_range((uintptr_t)__start_lp_test_fp_own,
+    lp_unwind_set_self_range((uintptr_t)__start_lp_test_fp_own,
                            (uintptr_t)__stop_lp_test_fp_own);
     for (i = 0; i < 200; i++) {
         memset(&p, 0, sizeof(p));
@@ -667,7 +667,7 @@ static void test_unwind_own_frames_by_frame_pointer_match_libunwind(void **state
     }
     /* Walked, not handed to libunwind (which would hide a wrong step). */
     assert_int_equal(lp_unwind_fallback_count(), fallbacks);
-    lp_unwind_set_fp_range(1, 1);
+    lp_unwind_set_self_range(1, 1);
 }
 
 /* The unit tests walk through test code without frame pointers, in the
@@ -675,7 +675,7 @@ static void test_unwind_own_frames_by_frame_pointer_match_libunwind(void **state
 static int setup(void **state)
 {
     (void)state;
-    lp_unwind_set_fp_range(1, 1);
+    lp_unwind_set_self_range(1, 1);
     return 0;
 }
 
