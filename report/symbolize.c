@@ -187,7 +187,6 @@ static void clear_cache(struct lp_sym *sym)
 {
     struct sym_entry *e, *tmp;
     struct sym_fn *f, *ftmp;
-    struct sym_mcache *mc, *mctmp;
 
     HASH_ITER(hh, sym->cache, e, tmp) {
         HASH_DEL(sym->cache, e);
@@ -197,29 +196,30 @@ static void clear_cache(struct lp_sym *sym)
         HASH_DEL(sym->fns, f);
         free(f);
     }
-    HASH_ITER(hh, sym->mcaches, mc, mctmp) {
-        HASH_DEL(sym->mcaches, mc);
-        free(mc);
-    }
+    lp_sym_cache_drop(sym);
 }
 
 void lp_sym_refresh(struct lp_sym *sym)
 {
     unsigned long long c[2] = {0, 0};
 
-    if (sym == NULL || sym->dwfl == NULL)
-        return; /* nothing reported yet: the first use reports */
-    /* Nothing loaded or unloaded since the report: keep it all (a refresh
-     * drops every module's names and symbol index, read again after). */
+    if (sym == NULL || (sym->dwfl == NULL && !sym->mc_built))
+        return; /* nothing looked at yet: the first use looks */
+    /* Nothing loaded or unloaded since the objects were listed: keep it
+     * all (a refresh drops every module's names and symbol index, read
+     * again after). */
     dl_iterate_phdr(loader_counts, c);
-    if (c[0] == sym->adds && c[1] == sym->subs)
+    if (sym->dwfl != NULL ? c[0] == sym->adds && c[1] == sym->subs
+                          : c[0] == sym->mc_adds && c[1] == sym->mc_subs)
         return;
     /* An address may now belong to a new object (dlclose + dlopen), and
      * a module that went away takes its symbol names with it. */
     lp_sym_save_cache(sym);
     clear_cache(sym);
-    free_mods(sym);
-    report_modules(sym);
+    if (sym->dwfl != NULL) {
+        free_mods(sym);
+        report_modules(sym);
+    }
 }
 
 void lp_sym_free(struct lp_sym *sym)
@@ -573,28 +573,28 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
     uintptr_t addr = is_return && ip != 0 ? ip - 1 : ip;
     struct sym_entry *e = NULL;
     struct sym_fn *f = NULL;
-    struct sym_mcache *mc;
     Dwfl_Module *mod;
     const char *name = NULL;
+    int pass;
 
-    if (!ensure(sym))
+    if (sym == NULL)
         return NULL;
-    HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
-    if (e != NULL)
-        return e->frames[e->n - 1].fn;
-    HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
-    if (f != NULL)
-        return f->fn;
-    mod = lp_sym_prepare_miss(sym, addr, &mc);
-    if (mc != NULL) {
+    /* This process's answers, then the object's cache file (no libdwfl
+     * for either), then libdwfl. */
+    for (pass = 0; pass < 2; pass++) {
         HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
         if (e != NULL)
             return e->frames[e->n - 1].fn;
         HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
         if (f != NULL)
             return f->fn;
-        mc->dirty = true;
+        if (pass == 0 && !lp_sym_cache_lookup(sym, addr, false))
+            break;
     }
+    if (!ensure(sym))
+        return NULL;
+    lp_sym_cache_miss(sym, addr);
+    mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod != NULL)
         name = function_symbol(sym, mod, addr);
     if (name != NULL)
@@ -617,17 +617,12 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
 
     if (max <= 0)
         return 0;
-    if (sym != NULL)
+    if (sym != NULL) {
         HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
-    if (e == NULL && ensure(sym)) {
-        struct sym_mcache *mc;
-
-        (void)lp_sym_prepare_miss(sym, addr, &mc);
-        if (mc != NULL) {
+        if (e == NULL && lp_sym_cache_lookup(sym, addr, true))
             HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
-            if (e == NULL)
-                mc->dirty = true;
-        }
+        if (e == NULL)
+            lp_sym_cache_miss(sym, addr);
     }
     if (e == NULL) {
         n = resolve_uncached(sym, addr, tmp, LP_SYM_MAX_INLINE);

@@ -50,16 +50,20 @@ struct sym_fn {
     UT_hash_handle hh;
 };
 
-/* A module's cross-process cache file (symcache.h): loaded on the
- * module's first miss, written back when new addresses were resolved. */
+/* A loaded object's cross-process cache file (symcache.h), found
+ * without libdwfl: the loader's list gives its span, load bias and
+ * build-id, /proc/self/maps its name. Opened on its first lookup,
+ * written back when libdwfl resolved new addresses in it. */
 struct sym_mcache {
-    Dwfl_Module *mod;
-    Dwarf_Addr start, end;
-    const char *obj; /* the module's name, as frames carry it */
-    bool usable, dirty;
+    uintptr_t lo, hi; /* its PT_LOAD segments */
+    uintptr_t bias;   /* a record's offset is address - bias */
+    unsigned char id[64];
+    int idlen;
+    const char *obj; /* its name as maps spells it (libdwfl's), or NULL */
+    bool opened, usable, dirty;
+    struct lp_symcache *file; /* as it was read, or NULL */
     char path[4200];
     char state[160];
-    UT_hash_handle hh;
 };
 
 struct lp_sym {
@@ -71,17 +75,26 @@ struct lp_sym {
     Dwfl_Callbacks cb;
     struct sym_entry *cache;
     struct sym_fn *fns;
-    struct sym_mcache *mcaches;
+    struct sym_mcache *mcs; /* the loaded objects, when mc_built */
+    size_t nmc;
+    bool mc_built;
+    unsigned long long mc_adds, mc_subs; /* the loader's counts then */
     struct sym_str *strs;
 };
 
 /* The string, owned by sym's table (NULL for NULL or out of memory). */
 const char *lp_sym_intern(struct lp_sym *sym, const char *s);
 
-/* Before resolving addr: load its module's cache file (which may hold
- * it), else note that the module learns something new. *mcp: the
- * module's cache record, or NULL. */
-Dwfl_Module *lp_sym_prepare_miss(struct lp_sym *sym, uintptr_t addr,
-                                 struct sym_mcache **mcp);
+/* An address no table knew: from its object's cache file, without
+ * libdwfl, into sym->cache (frames) or, unless frames is set, sym->fns
+ * when the file only has its function's name. True when found. */
+bool lp_sym_cache_lookup(struct lp_sym *sym, uintptr_t addr, bool frames);
+
+/* An address libdwfl is about to resolve: its object's file learns it
+ * (written by lp_sym_save_cache). */
+void lp_sym_cache_miss(struct lp_sym *sym, uintptr_t addr);
+
+/* Forget the objects and close their files (after a save). */
+void lp_sym_cache_drop(struct lp_sym *sym);
 
 #endif /* LP_REPORT_SYMBOLIZE_IMPL_H */

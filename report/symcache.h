@@ -14,8 +14,8 @@
  * build-id of the symbolizer that wrote it (a rebuilt libleakprof.so
  * starts afresh) and the state of the object's separate debug file (size
  * and mtime of /usr/lib/debug/.build-id/xx/yyyy.debug, or its absence):
- * installing debug symbols invalidates it. A file that does not parse is ignored
- * whole. Files are written to a temporary name (O_EXCL) and renamed into
+ * installing debug symbols invalidates it. A file whose sizes do not add
+ * up is ignored whole, a record naming a string outside it is refused. Files are written to a temporary name (O_EXCL) and renamed into
  * place, mode 0666 & ~umask, the directory 0700; two processes racing
  * lose one's additions, never the file. Nothing is read or written in
  * secure execution (AT_SECURE) or with LEAKPROF_SYMCACHE=0.
@@ -23,6 +23,7 @@
  * Context: COLD (report time; the caller holds the preload guard).
  * Memory: libc malloc.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,14 +44,26 @@ struct lp_symcache_rec {
 int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
                        size_t pathlen, char *state, size_t statelen);
 
-/* Read path; for a valid file whose state matches, call add() for each
- * record (its strings live only during the call). Returns the number of
- * records, or -1 (missing, stale or corrupt: nothing was added). */
-int lp_symcache_read(const char *path, const char *state,
-                     void (*add)(void *ctx, const struct lp_symcache_rec *r),
-                     void *ctx);
+/* One object's cache file, read into memory (NULL: missing, stale - its
+ * state is not this one - or corrupt). Records are found by binary
+ * search; their strings live as long as the handle. */
+struct lp_symcache;
+struct lp_symcache *lp_symcache_open(const char *path, const char *state);
+void lp_symcache_close(struct lp_symcache *c);
 
-/* Write recs[0..n) as the new content of path. Returns 0 or -errno. */
+/* The record at off: with frames (n >= 1) or, unless frames is set, the
+ * function name alone (n == 0) when that is all the file has. False when
+ * there is none or it is corrupt. */
+bool lp_symcache_find(const struct lp_symcache *c, uint64_t off, bool frames,
+                      struct lp_symcache_rec *r);
+
+/* Every record in offset order, for a writer merging old and new. */
+size_t lp_symcache_count(const struct lp_symcache *c);
+bool lp_symcache_get(const struct lp_symcache *c, size_t i,
+                     struct lp_symcache_rec *r);
+
+/* Write recs[0..n) (any order; of records with the same offset and kind
+ * one is kept) as the new content of path. Returns 0 or -errno. */
 int lp_symcache_write(const char *path, const char *state,
                       const struct lp_symcache_rec *const *recs, size_t n);
 

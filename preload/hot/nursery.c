@@ -93,6 +93,10 @@ static void visit(struct lp_nursery *n,
 {
     size_t i;
 
+    /* An empty nursery's pages may never have been touched: reading them
+     * would fault each in (an empty program's exit paid 12 faults). */
+    if (n->count == 0)
+        return;
     for (i = 0; i < LP_NURSERY_SLOTS; i++)
         if (lp_slot_addr(&n->slots[i])) {
             struct lp_block b;
@@ -152,8 +156,9 @@ void lp_nursery_drain(void (*fn)(const struct lp_block *, void *), void *arg)
         size_t i;
 
         visit(n, fn, arg);
-        for (i = 0; i < LP_NURSERY_SLOTS; i++)
-            n->slots[i].w0 = 0;
+        for (i = 0; n->count && i < LP_NURSERY_SLOTS; i++)
+            if (n->slots[i].w0) /* no write to a page never used */
+                n->slots[i].w0 = 0;
         n->count = 0;
         n->regions = 0;
         n->drained = true;

@@ -89,7 +89,7 @@ static unsigned judge(struct lp_sym *sym, uintptr_t ip)
 
 static bool verdicts_grow(struct verdicts *t)
 {
-    size_t cap = t->keys ? (t->mask + 1) * 2 : 4096, i;
+    size_t cap = t->keys ? (t->mask + 1) * 2 : 256, i;
     uintptr_t *keys = calloc(cap, sizeof(*keys));
     uint8_t *vals = malloc(cap);
 

@@ -4,7 +4,8 @@
  * the sorted symbol index answers every address of libc, libdw and this
  * binary exactly as dwfl_module_addrinfo does; the per-build-id cache
  * files round-trip, and a stale, foreign or corrupt file is ignored; a
- * symbolizer reading the cache gives the frames a fresh one computes.
+ * symbolizer reading the cache gives the frames a fresh one computes,
+ * without starting libdwfl.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 
 #include "report/symcache.h"
 #include "report/symbolize.h"
+#include "report/symbolize_impl.h" /* whether libdwfl started */
 #include "report/symindex.h"
 
 static char *debuginfo_path;
@@ -103,25 +105,15 @@ static void test_symindex_answers_as_libdwfl_everywhere(void **state)
     assert_int_equal(c.mismatches, 0);
 }
 
-static void count_rec(void *ctx, const struct lp_symcache_rec *r)
-{
-    int *n = ctx;
-
-    if (r->n == 2 && strcmp(r->frames[1].fn, "outer") == 0 &&
-        r->frames[1].mangled == NULL && r->frames[0].line == 12 &&
-        r->frames[1].inlined && strcmp(r->frames[0].file, "a.c") == 0)
-        *n += 100;
-    else if (r->n == 0 && r->fn == NULL)
-        *n += 1;
-}
-
 static void test_symcache_round_trip_and_rejects_stale_or_corrupt(void **state)
 {
-    char dir[] = "/tmp/lp-symcache-XXXXXX", path[512], bad[1024];
-    struct lp_symcache_rec a = { .off = 0x1234, .n = 2 }, b = { .off = 0x99 };
-    const struct lp_symcache_rec *recs[] = { &a, &b };
-    int n = 0;
-    FILE *f;
+    char dir[] = "/tmp/lp-symcache-XXXXXX", path[512], cmd[1024];
+    struct lp_symcache_rec a = { .off = 0x1234, .n = 2 }, b = { .off = 0x99 },
+                           c = { .off = 0x1234, .fn = "inner" }, r;
+    const struct lp_symcache_rec *recs[] = { &a, &b, &c };
+    struct lp_symcache *f;
+    FILE *fp;
+    long size;
 
     (void)state;
     assert_non_null(mkdtemp(dir));
@@ -132,22 +124,63 @@ static void test_symcache_round_trip_and_rejects_stale_or_corrupt(void **state)
     a.frames[0].line = 12;
     a.frames[1].fn = "outer";
     a.frames[1].inlined = true;
-    assert_int_equal(lp_symcache_write(path, "by x debug none", recs, 2), 0);
-    assert_int_equal(lp_symcache_read(path, "by x debug none", count_rec, &n), 2);
-    assert_int_equal(n, 101);
-    n = 0;
-    /* Another symbolizer build or debug state: ignored whole. */
-    assert_int_equal(lp_symcache_read(path, "by y debug none", count_rec, &n), -1);
-    assert_int_equal(n, 0);
-    /* Truncated: ignored whole, nothing delivered. */
-    f = fopen(path, "r+");
+    assert_int_equal(lp_symcache_write(path, "by x debug none", recs, 3), 0);
+    f = lp_symcache_open(path, "by x debug none");
     assert_non_null(f);
-    assert_int_equal(ftruncate(fileno(f), 60), 0);
-    fclose(f);
-    assert_int_equal(lp_symcache_read(path, "by x debug none", count_rec, &n), -1);
-    assert_int_equal(n, 0);
-    snprintf(bad, sizeof(bad), "rm -rf '%s'", dir);
-    assert_int_equal(system(bad), 0);
+    assert_int_equal(lp_symcache_count(f), 3);
+    /* In offset order; at one offset the frames come first. */
+    assert_true(lp_symcache_get(f, 0, &r));
+    assert_int_equal(r.off, 0x99);
+    assert_int_equal(r.n, 0);
+    assert_null(r.fn);
+    assert_true(lp_symcache_find(f, 0x1234, true, &r));
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.frames[0].fn, "inner");
+    assert_string_equal(r.frames[0].mangled, "_Z5innerv");
+    assert_string_equal(r.frames[0].file, "a.c");
+    assert_null(r.frames[0].path);
+    assert_int_equal(r.frames[0].line, 12);
+    assert_false(r.frames[0].inlined);
+    assert_string_equal(r.frames[1].fn, "outer");
+    assert_null(r.frames[1].mangled);
+    assert_true(r.frames[1].inlined);
+    assert_true(lp_symcache_get(f, 2, &r));
+    assert_int_equal(r.n, 0);
+    assert_string_equal(r.fn, "inner");
+    assert_false(lp_symcache_find(f, 0x1235, false, &r));
+    assert_false(lp_symcache_find(f, 0x99, true, &r)); /* a name only */
+    assert_true(lp_symcache_find(f, 0x99, false, &r));
+    lp_symcache_close(f);
+    /* Another symbolizer build or debug state: ignored whole. */
+    assert_null(lp_symcache_open(path, "by y debug none"));
+    /* A string offset out of its area: that record is refused. */
+    fp = fopen(path, "r+");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+    size = ftell(fp);
+    {
+        /* The name-only record at 0x99 is the first: its one word sits
+         * at the start of the records, after the header, the padded
+         * state and three 16-byte index entries. */
+        long at = 20 + 16 + 16 + 3 * 16;
+        unsigned w = 0x7fffffffu;
+
+        assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+        assert_int_equal(fwrite(&w, 4, 1, fp), 1);
+    }
+    fclose(fp);
+    f = lp_symcache_open(path, "by x debug none");
+    assert_non_null(f);
+    assert_false(lp_symcache_find(f, 0x99, false, &r));
+    assert_true(lp_symcache_find(f, 0x1234, true, &r));
+    lp_symcache_close(f);
+    /* Truncated: ignored whole. */
+    assert_int_equal(truncate(path, size - 1), 0);
+    assert_null(lp_symcache_open(path, "by x debug none"));
+    assert_int_equal(truncate(path, 60), 0);
+    assert_null(lp_symcache_open(path, "by x debug none"));
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 __attribute__((noinline)) static int probe_function(int x)
@@ -201,6 +234,8 @@ static void test_symbolizer_from_cache_gives_fresh_answers(void **state)
         }
         assert_string_equal(lp_sym_function(t, ips[0] + 2, true),
                             lp_sym_function(s, ips[0] + 2, true));
+        /* All of it from the files: libdw was never started. */
+        assert_false(t->started);
         lp_sym_free(t);
     }
     lp_sym_free(s);
