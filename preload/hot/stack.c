@@ -409,14 +409,14 @@ uint32_t lp_stack_capture(void)
             return *known; /* these very frames were interned before */
     }
     /* Skip our own frames, keeping the outermost one: the hook. */
-    for (i = 0; i < n && lp_stack_is_self((uintptr_t)buf[i]); i++)
+    for (i = 0; i < n && lp_unwind_is_self((uintptr_t)buf[i]); i++)
         ;
     if (i > 0)
         i--;
     /* Further out, our frames are wrappers the program never wrote
      * (the pthread_create start routine, main's wrapper): drop them. */
     for (j = k = i + 1; j < n; j++)
-        if (!lp_stack_is_self((uintptr_t)buf[j]))
+        if (!lp_unwind_is_self((uintptr_t)buf[j]))
             buf[k++] = buf[j];
     n = k < n ? k : n;
     if (n - i > lp_config.depth + 4)

@@ -213,37 +213,30 @@ static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
  * and the frames stack.c drops from a stack (lp_stack_is_self). Tests
  * narrow it (lp_unwind_set_self_range): in a test binary, test code
  * without frame pointers shares the object. */
-static uintptr_t self_lo, self_hi;
-static int self_known;
+uintptr_t lp_unwind_self_lo, lp_unwind_self_hi;
+int lp_unwind_self_known;
 
-static LP_COLD void find_self(void)
+LP_COLD void lp_unwind_find_self(void)
 {
     struct dl_find_object obj;
 
-    if (_dl_find_object((void *)(uintptr_t)&find_self, &obj) == 0) {
-        self_lo = (uintptr_t)obj.dlfo_map_start;
-        self_hi = (uintptr_t)obj.dlfo_map_end;
+    if (_dl_find_object((void *)(uintptr_t)&lp_unwind_find_self, &obj) == 0) {
+        lp_unwind_self_lo = (uintptr_t)obj.dlfo_map_start;
+        lp_unwind_self_hi = (uintptr_t)obj.dlfo_map_end;
     }
-    lp_store_release(&self_known, 1);
+    lp_store_release(&lp_unwind_self_known, 1);
 }
 
 void lp_unwind_set_self_range(uintptr_t lo, uintptr_t hi)
 {
-    self_lo = lo;
-    self_hi = hi;
-    lp_store_release(&self_known, 1);
+    lp_unwind_self_lo = lo;
+    lp_unwind_self_hi = hi;
+    lp_store_release(&lp_unwind_self_known, 1);
 }
 
 static inline bool is_self(uintptr_t pc)
 {
-    if (LP_UNLIKELY(!lp_load_acquire(&self_known)))
-        find_self();
-    return pc >= self_lo && pc < self_hi;
-}
-
-bool lp_unwind_is_self(uintptr_t pc)
-{
-    return is_self(pc);
+    return lp_unwind_is_self(pc);
 }
 
 /* Read one word of the stack, if it lies in [lo, hi). */

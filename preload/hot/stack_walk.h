@@ -35,8 +35,18 @@ int lp_unwind_capture(void **buf, int max, uint32_t **id);
 /* Whether pc is this library's code: the frames a walk follows by their
  * frame pointers (it is built with them everywhere) and the ones a stack
  * leaves out. Tests name the range instead (lo == hi: none). */
-bool lp_unwind_is_self(uintptr_t pc);
 void lp_unwind_set_self_range(uintptr_t lo, uintptr_t hi);
+/* Inline: a capture that interns asks for every frame (python3: 1% of
+ * its run was the call). */
+extern uintptr_t lp_unwind_self_lo, lp_unwind_self_hi;
+extern int lp_unwind_self_known;
+void lp_unwind_find_self(void);
+static inline bool lp_unwind_is_self(uintptr_t pc)
+{
+    if (__builtin_expect(!__atomic_load_n(&lp_unwind_self_known, __ATOMIC_ACQUIRE), 0))
+        lp_unwind_find_self();
+    return pc >= lp_unwind_self_lo && pc < lp_unwind_self_hi;
+}
 
 /* The calling thread runs on the stack [lo, hi) (thread_registry.c, at thread
  * start). Walks never read outside it; a thread that never said so (and
