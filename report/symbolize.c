@@ -202,21 +202,23 @@ static void clear_cache(struct lp_sym *sym)
 void lp_sym_refresh(struct lp_sym *sym)
 {
     unsigned long long c[2] = {0, 0};
+    bool dw_stale, mc_stale;
 
     if (sym == NULL || (sym->dwfl == NULL && !sym->mc_built))
         return; /* nothing looked at yet: the first use looks */
-    /* Nothing loaded or unloaded since the objects were listed: keep it
-     * all (a refresh drops every module's names and symbol index, read
-     * again after). */
+    /* Nothing loaded or unloaded since the modules and the objects were
+     * listed: keep it all (a refresh drops every module's names and
+     * symbol index, read again after). */
     dl_iterate_phdr(loader_counts, c);
-    if (sym->dwfl != NULL ? c[0] == sym->adds && c[1] == sym->subs
-                          : c[0] == sym->mc_adds && c[1] == sym->mc_subs)
+    dw_stale = sym->dwfl != NULL && (c[0] != sym->adds || c[1] != sym->subs);
+    mc_stale = sym->mc_built && (c[0] != sym->mc_adds || c[1] != sym->mc_subs);
+    if (!dw_stale && !mc_stale)
         return;
     /* An address may now belong to a new object (dlclose + dlopen), and
      * a module that went away takes its symbol names with it. */
     lp_sym_save_cache(sym);
-    clear_cache(sym);
-    if (sym->dwfl != NULL) {
+    clear_cache(sym); /* the objects too: listed again on next use */
+    if (dw_stale) {
         free_mods(sym);
         report_modules(sym);
     }

@@ -41,36 +41,6 @@ struct table_build {
     bool failed;
 };
 
-static int build_id_of(const struct dl_phdr_info *info, unsigned char *out)
-{
-    int i;
-
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-        const char *end = p + ph->p_memsz;
-
-        if (ph->p_type != PT_NOTE)
-            continue;
-        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-            const char *name = p + sizeof(*nh);
-            const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-
-            if ((size_t)(end - desc) < nh->n_descsz)
-                break;
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 4 &&
-                nh->n_descsz <= 64) {
-                memcpy(out, desc, nh->n_descsz);
-                return (int)nh->n_descsz;
-            }
-            p = desc + ((nh->n_descsz + 3) & ~3u);
-        }
-    }
-    return 0;
-}
-
 static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct table_build *t = arg;
@@ -111,7 +81,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
     mc->lo = lo;
     mc->hi = hi;
     mc->bias = info->dlpi_addr;
-    mc->idlen = build_id_of(info, mc->id);
+    mc->idlen = lp_symcache_build_id(info, mc->id);
     return 0;
 }
 

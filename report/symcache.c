@@ -123,6 +123,36 @@ static int cache_dir(char *out, size_t n)
     return r > 0 && (size_t)r < n ? 0 : -1;
 }
 
+int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out)
+{
+    int i;
+
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        const char *end = p + ph->p_memsz;
+
+        if (ph->p_type != PT_NOTE)
+            continue;
+        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const char *name = p + sizeof(*nh);
+            const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+
+            if (desc > end || (size_t)(end - desc) < nh->n_descsz)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 4 &&
+                nh->n_descsz <= 64) {
+                memcpy(out, desc, nh->n_descsz);
+                return (int)nh->n_descsz;
+            }
+            p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    return 0;
+}
+
 /* The build-id of the object holding this code (libleakprof.so, or a
  * tool): a cache file is only valid for the symbolizer that wrote it. */
 struct self_id {
@@ -133,8 +163,9 @@ struct self_id {
 static int find_self_id(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct self_id *me = arg;
+    unsigned char id[64];
     bool mine = false;
-    int i;
+    int i, n;
 
     (void)size;
     for (i = 0; i < info->dlpi_phnum; i++) {
@@ -146,29 +177,9 @@ static int find_self_id(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (!mine)
         return 0;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-        const char *end = p + ph->p_memsz;
-
-        if (ph->p_type != PT_NOTE)
-            continue;
-        while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-            const unsigned char *desc =
-                (const unsigned char *)p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
-
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                memcmp(p + sizeof(*nh), "GNU", 4) == 0 && nh->n_descsz <= 64) {
-                unsigned k;
-
-                for (k = 0; k < nh->n_descsz; k++)
-                    snprintf(me->hex + 2 * k, 3, "%02x", desc[k]);
-                return 1;
-            }
-            p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
-        }
-    }
+    n = lp_symcache_build_id(info, id);
+    for (i = 0; i < n; i++)
+        snprintf(me->hex + 2 * i, 3, "%02x", id[i]);
     return 1;
 }
 

@@ -38,6 +38,11 @@ struct lp_symcache_rec {
     struct lp_sym_frame frames[LP_SYM_MAX_INLINE];
 };
 
+/* The GNU build-id note of a loaded object, from its program headers in
+ * memory, into out (64 bytes): its length, or 0 without one. */
+struct dl_phdr_info;
+int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out);
+
 /* The cache file of an object with this build-id and the state of its
  * debug file, into path/state. Returns 0, or -1 when there is no cache
  * (disabled, secure mode, no usable directory, no build-id). */
