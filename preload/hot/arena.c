@@ -135,6 +135,37 @@ void lp_arena_free(void *p, size_t size)
     arena_unlock();
 }
 
+void *lp_arena_remap(void *p, size_t old_size, size_t new_size)
+{
+    size_t old_len = (old_size + 4095) & ~(size_t)4095,
+           new_len = (new_size + 4095) & ~(size_t)4095;
+    unsigned i;
+    void *q;
+
+    if (old_size <= ((size_t)1 << MAX_SHIFT) || new_size <= ((size_t)1 << MAX_SHIFT))
+        return NULL; /* not a mapping of its own */
+    if (old_len == new_len)
+        return p;
+    if (lp_fault(LP_FAULT_ARENA))
+        return NULL; /* tests: the kernel refuses */
+    arena_lock();
+    q = mremap(p, old_len, new_len, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED) {
+        arena_unlock();
+        return NULL;
+    }
+    /* Its range record follows it: the old addresses may be the
+     * program's next mapping, which the scan must not skip. */
+    for (i = 0; i < arena.nranges; i++)
+        if (arena.lo[i] == (uintptr_t)p) {
+            lp_store_relaxed(&arena.lo[i], (uintptr_t)q);
+            lp_store_relaxed(&arena.hi[i], (uintptr_t)q + new_len);
+            break;
+        }
+    arena_unlock();
+    return q;
+}
+
 bool lp_arena_owns(uintptr_t addr)
 {
     unsigned i, n = lp_load_acquire(&arena.nranges);

@@ -15,6 +15,10 @@
 void *lp_arena_alloc(size_t size);
 /* Give back memory from lp_arena_alloc(size). */
 void lp_arena_free(void *p, size_t size);
+/* A request above 64 KiB (a mapping of its own) resized to new_size
+ * (also above 64 KiB) by mremap: its pages move, none is copied, a
+ * growth's new tail is zero. The new address, or NULL (p unchanged). */
+void *lp_arena_remap(void *p, size_t old_size, size_t new_size);
 /* True when addr lies in memory the arena mapped. */
 bool lp_arena_owns(uintptr_t addr);
 /* Visit every mapping the arena holds (for the scan's root exclusion).

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "preload/hot/arena.h"
 #include "preload/hot/table.h"
 
 static void count_cb(const struct lp_block *b, void *arg)
@@ -162,6 +163,75 @@ static void test_table_threads_do_not_lose_blocks(void **state)
     assert_int_equal(lp_table_count(), before);
 }
 
+/* Big arrays grow in place (mremap, then every block re-placed where it
+ * is): 600,000 blocks of one 64 MiB region fill its four shards through
+ * growths by doubling and by half, in place from 64 KiB on, with huge
+ * pages from 2 MiB; churn in between moves blocks while the arrays keep
+ * growing. Every block is found with its fields, every removed one is
+ * gone, the counts add up. */
+static void test_table_grows_in_place_without_losing_blocks(void **state)
+{
+    enum { N = 600000 };
+    uintptr_t base = 0x7e0000000000u, a;
+    size_t before = lp_table_count(), i;
+    struct lp_block b;
+
+    (void)state;
+    for (i = 0; i < N; i++) {
+        assert_int_equal(lp_table_insert(base + 32 * i, i, (uint32_t)(i % 977) + 1,
+                                         NULL), 0);
+        if (i % 3 == 2) { /* churn: the block two back goes and comes back */
+            a = base + 32 * (i - 2);
+            assert_int_equal(lp_table_remove(a, &b), 0);
+            assert_int_equal(b.size, i - 2);
+            assert_int_equal(lp_table_insert(a, i - 2, (uint32_t)((i - 2) % 977) + 1,
+                                             NULL), 0);
+        }
+    }
+    assert_int_equal(lp_table_count(), before + N);
+    for (i = 0; i < N; i++) {
+        assert_int_equal(lp_table_find(base + 32 * i, &b), 0);
+        assert_int_equal(b.size, i);
+        assert_int_equal(b.stack_id, (uint32_t)(i % 977) + 1);
+    }
+    for (i = 0; i < N; i += 2)
+        assert_int_equal(lp_table_remove(base + 32 * i, NULL), 0);
+    for (i = 0; i < N; i++)
+        assert_int_equal(lp_table_find(base + 32 * i, NULL),
+                         i % 2 ? 0 : -ENOENT);
+    for (i = 1; i < N; i += 2)
+        assert_int_equal(lp_table_remove(base + 32 * i, NULL), 0);
+    assert_int_equal(lp_table_count(), before);
+}
+
+/* lp_arena_remap keeps the contents, zeroes a growth's tail and moves
+ * the range the scan leaves out along with the mapping. */
+static void test_arena_remap_keeps_contents_and_range(void **state)
+{
+    size_t small = 100 << 10, big = 8 << 20, i;
+    unsigned char *p = lp_arena_alloc(small), *q, *r;
+
+    (void)state;
+    assert_non_null(p);
+    for (i = 0; i < small; i++)
+        p[i] = (unsigned char)(i * 7 + 1);
+    q = lp_arena_remap(p, small, big);
+    assert_non_null(q);
+    for (i = 0; i < small; i++)
+        assert_int_equal(q[i], (unsigned char)(i * 7 + 1));
+    for (i = small; i < big; i += 4093)
+        assert_int_equal(q[i], 0);
+    assert_true(lp_arena_owns((uintptr_t)q + big - 1));
+    if (q != p) /* moved: the old addresses are anybody's again */
+        assert_false(lp_arena_owns((uintptr_t)p));
+    r = lp_arena_remap(q, big, small);
+    assert_ptr_equal(r, q); /* shrinking stays in place */
+    assert_false(lp_arena_owns((uintptr_t)q + big - 1));
+    assert_true(lp_arena_owns((uintptr_t)q));
+    /* Requests the arena packs in its chunks are not for remapping. */
+    assert_null(lp_arena_remap(lp_arena_alloc(4096), 4096, big));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +241,8 @@ int main(void)
         cmocka_unit_test(test_table_threads_do_not_lose_blocks),
         cmocka_unit_test(test_table_churn_matches_a_reference),
         cmocka_unit_test(test_table_slot_keeps_every_field),
+        cmocka_unit_test(test_table_grows_in_place_without_losing_blocks),
+        cmocka_unit_test(test_arena_remap_keeps_contents_and_range),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }
