@@ -27,6 +27,8 @@
  */
 #include "report/symcache.h"
 
+#include "preload/hot/elf_note.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -125,32 +127,7 @@ static int cache_dir(char *out, size_t n)
 
 int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out)
 {
-    int i;
-
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-        const char *end = p + ph->p_memsz;
-
-        if (ph->p_type != PT_NOTE)
-            continue;
-        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-            const char *name = p + sizeof(*nh);
-            const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-
-            if (desc > end || (size_t)(end - desc) < nh->n_descsz)
-                break;
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 4 &&
-                nh->n_descsz <= 64) {
-                memcpy(out, desc, nh->n_descsz);
-                return (int)nh->n_descsz;
-            }
-            p = desc + ((nh->n_descsz + 3) & ~3u);
-        }
-    }
-    return 0;
+    return lp_elf_build_id(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, out);
 }
 
 /* The build-id of the object holding this code (libleakprof.so, or a
@@ -184,33 +161,42 @@ static int find_self_id(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* The directory and our own build-id, looked up once a process (each
- * lookup of an unset variable reads /proc/self/environ). */
-static char dir_once[4096], self_hex[130];
+ * lookup of an unset variable reads /proc/self/environ). The state line
+ * keeps the whole id; file names take 12 digits. */
+static char dir_once[4096], self_hex[130], self_hex12[13];
 static int once_state; /* 0: not yet, 1: usable, -1: no cache */
 
-int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
-                       size_t pathlen, char *state, size_t statelen)
+const char *lp_symcache_where(const char **self_id)
 {
-    char hex[256], dbg[600];
-    const char *dir = dir_once;
-    struct stat st;
-    int i, r;
-
-    if (id == NULL || idlen < 4 || idlen > 64)
-        return -1;
     if (once_state == 0) {
-        struct self_id me = { (uintptr_t)&lp_symcache_locate, "" };
+        struct self_id me = { (uintptr_t)&lp_symcache_where, "" };
 
         once_state = -1;
         if (cache_dir(dir_once, sizeof(dir_once)) == 0) {
             dl_iterate_phdr(find_self_id, &me);
             if (me.hex[0] != '\0') {
                 memcpy(self_hex, me.hex, sizeof(self_hex));
+                memcpy(self_hex12, me.hex, 12);
                 once_state = 1;
             }
         }
     }
     if (once_state < 0)
+        return NULL;
+    if (self_id)
+        *self_id = self_hex12;
+    return dir_once;
+}
+
+int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
+                       size_t pathlen, char *state, size_t statelen)
+{
+    char hex[256], dbg[600];
+    const char *dir = lp_symcache_where(NULL);
+    struct stat st;
+    int i, r;
+
+    if (id == NULL || idlen < 4 || idlen > 64 || dir == NULL)
         return -1;
     for (i = 0; i < idlen; i++)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);

@@ -43,6 +43,11 @@ struct lp_symcache_rec {
 struct dl_phdr_info;
 int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out);
 
+/* The cache directory, or NULL when there is no cache (disabled, secure
+ * mode, no usable directory); *self_id (unless NULL): the first 12 hex
+ * digits of this build's id, as file names carry them. Found once. */
+const char *lp_symcache_where(const char **self_id);
+
 /* The cache file of an object with this build-id and the state of its
  * debug file, into path/state. Returns 0, or -1 when there is no cache
  * (disabled, secure mode, no usable directory, no build-id). */

@@ -13,6 +13,7 @@
 #include "preload/hot/arena.h"
 #include "preload/hot/cfi.h"
 #include "preload/hot/stack_walk.h"
+#include "preload/hot/unwind_rules_file.h"
 
 #define FIRST_BITS 13 /* 8192 slots, 128 KiB */
 #define MAX_BITS 21   /* 2M slots, 32 MiB */
@@ -96,7 +97,11 @@ static LP_COLD void rules_grow(struct lp_rules *t)
 LP_COLD uint64_t lp_rule_miss(uint64_t ra)
 {
     struct lp_rules *t = lp_load_acquire(&lp_rules_now);
-    uint64_t rule = lp_cfi_rule(ra);
+    uint64_t rule;
+
+    /* What an earlier process of this object computed, else the CFI. */
+    if (!lp_rules_file_find(ra, &rule))
+        rule = lp_cfi_rule(ra);
 
     if (t == NULL) {
         struct lp_rules *fresh = rules_new(FIRST_BITS), *expect = NULL;

@@ -39,6 +39,7 @@
 #include "preload/hot/snapshot.h"
 #include "preload/life/thread_registry.h"
 #include "preload/hot/track.h"
+#include "preload/hot/unwind_rules_file.h"
 
 #define REPORT_STACK_SIZE (8u << 20)
 
@@ -115,6 +116,7 @@ static void write_outputs(void *arg)
     report_errors = lp_leakcheck_run(false);
     lp_snapshot_write_final();
     lp_export_write(0); /* pprof=, html= */
+    lp_rules_file_save();
 }
 
 /* The current stack may be small: an alternate signal stack, or a signal

@@ -24,6 +24,7 @@
 #include "preload/life/snapshot_signal.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/stack.h"
+#include "preload/hot/unwind_rules_file.h"
 
 int lp_init_state;
 #define init_here (lp_self.track_init_here)
@@ -73,6 +74,7 @@ bool lp_init_slow(void)
         return true;
     }
     lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
+    lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);
     lp_sample_init();
     (void)lp_stack_is_self((uintptr_t)&lp_init_slow);

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@
 
 #include "preload/hot/cfi.h"
 #include "preload/hot/stack_walk.h"
+#include "preload/hot/unwind_rules.h"
+#include "preload/hot/unwind_rules_file.h"
 
 #define MAXF 256
 
@@ -546,6 +549,65 @@ static void test_unwind_rule_of_code_without_cfi_is_fallback(void **state)
                      LP_RULE_FALLBACK);
 }
 
+/* The rules of one process, kept in files (one an object), are what the
+ * next one finds for the same return addresses: equal to the CFI's for
+ * every frame of three recursions and of a callback inside libc; an
+ * address the file does not hold is not found; a truncated file is not
+ * used at all. */
+static void test_unwind_rules_files_round_trip(void **state)
+{
+    char dir[] = "/tmp/lp-rules-XXXXXX", sub[64], cmd[160];
+    static struct pair p, q;
+    uint64_t r;
+    int i, n = 0;
+    void *ras[2 * MAXF];
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(sub, sizeof(sub), "%s/leakprof", dir);
+    lp_rules_file_set_dir(sub, "0123456789ab");
+    lp_rules_file_forget();
+    through_o2_fp(&p, 6);
+    cb_done = 0;
+    {
+        int v[64];
+
+        for (i = 0; i < 64; i++)
+            v[i] = (i * 37) % 64;
+        cb_pair = q;
+        qsort(v, 64, sizeof(v[0]), cmp_capture);
+    }
+    for (i = 1; i < p.na; i++)
+        ras[n++] = p.a[i];
+    for (i = 1; i < cb_pair.na; i++)
+        ras[n++] = cb_pair.a[i];
+    assert_true(n > 10);
+    for (i = 0; i < n; i++) /* every one in the process's table */
+        assert_int_equal(lp_unwind_rule((uintptr_t)ras[i]),
+                         lp_cfi_rule((uintptr_t)ras[i]));
+    lp_rules_file_save();
+    snprintf(cmd, sizeof(cmd), "ls %s/*.rules >/dev/null 2>&1", sub);
+    assert_int_equal(system(cmd), 0);
+    /* A new process, as far as the files go. */
+    lp_rules_file_forget();
+    for (i = 0; i < n; i++) {
+        assert_true(lp_rules_file_find((uintptr_t)ras[i], &r));
+        assert_int_equal(r, lp_cfi_rule((uintptr_t)ras[i]));
+    }
+    /* Never a miss of this process: not in any file. */
+    assert_false(lp_rules_file_find((uintptr_t)&test_unwind_rules_files_round_trip + 3, &r));
+    snprintf(cmd, sizeof(cmd),
+             "for f in %s/*.rules; do truncate -s -1 $f; done", sub);
+    assert_int_equal(system(cmd), 0);
+    lp_rules_file_forget();
+    for (i = 0; i < n; i++)
+        assert_false(lp_rules_file_find((uintptr_t)ras[i], &r));
+    lp_rules_file_set_dir(NULL, NULL);
+    lp_rules_file_forget();
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* dlclose (ours, linked in from the preload objects) forgets the rules
  * of code it unloaded, and only those. libthread_db: small, loaded by
  * nothing else, and RTLD_LAZY leaves its debugger callbacks unresolved. */
@@ -696,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_unwind_thread_stack_matches_libunwind),
         cmocka_unit_test(test_unwind_many_threads_share_the_cache),
         cmocka_unit_test(test_unwind_rule_of_a_frame_pointer_function),
+        cmocka_unit_test(test_unwind_rules_files_round_trip),
         cmocka_unit_test(test_unwind_rule_of_code_without_cfi_is_fallback),
         cmocka_unit_test(test_unwind_dlclose_forgets_unloaded_rules),
         cmocka_unit_test(test_unwind_own_frames_by_frame_pointer_match_libunwind),

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unwind_rules_file.c - the unwind rules of each loaded object across
+ * processes (unwind_rules_file.h).
+ *
+ * Which object: _dl_find_object gives its mapping and load bias; its
+ * build-id is read from its ELF header and notes in memory. A table of
+ * MAX_OBJS objects, keyed by the mapping's start: the first miss in an
+ * object claims its slot (CAS) and reads its file, with raw system calls
+ * into arena memory (a rule miss happens inside malloc); a miss in an
+ * object whose file is still being read just interprets the CFI. After
+ * a dlclose (lp_rules_gen moves) a slot's object may be another one at
+ * the same address: the slot is not used again.
+ * Context: HOT (a rule miss).
+ */
+#include "preload/hot/unwind_rules_file.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/hot/arena.h"
+#include "preload/hot/elf_note.h"
+#include "preload/hot/unwind_rules.h"
+
+#define HEADER (LP_RULES_MAGIC_LEN + 8)
+#define MAX_OBJS 128
+
+_Static_assert(sizeof(LP_RULES_MAGIC) - 1 == LP_RULES_MAGIC_LEN, "magic length");
+
+enum { S_FREE, S_LOADING, S_READY, S_NONE };
+
+static struct lp_rules_obj objs[MAX_OBJS];
+
+static char prefix[512]; /* "DIR/" */
+static size_t prefix_len;
+static char self12[13];
+static bool enabled;
+
+void lp_rules_file_set_dir(const char *dir, const char *self12_in)
+{
+    size_t n;
+
+    if (dir == NULL || self12_in == NULL || (n = strlen(dir)) + 2 > sizeof(prefix)) {
+        lp_store_release(&enabled, false);
+        return;
+    }
+    memcpy(prefix, dir, n);
+    prefix[n] = '/';
+    prefix_len = n + 1;
+    memcpy(self12, self12_in, 12);
+    lp_store_release(&enabled, true);
+}
+
+/* The GNU build-id of the object mapped at start (bias: its load bias),
+ * from its ELF header, program headers and notes in memory. */
+static int build_id(uintptr_t start, uintptr_t bias, unsigned char *out)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)start;
+    const ElfW(Phdr) *ph;
+    size_t first_len = 0;
+    int i;
+
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum > 128)
+        return 0;
+    ph = (const ElfW(Phdr) *)(start + eh->e_phoff);
+    /* The headers must lie in the first segment (file offset 0), which
+     * is what start maps; read its size from the headers themselves only
+     * once they are known to be inside a page of it. */
+    if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > 4096)
+        return 0;
+    for (i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
+            first_len = ph[i].p_filesz;
+    if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > first_len)
+        return 0;
+    return lp_elf_build_id(ph, eh->e_phnum, bias, out);
+}
+
+/* prefix + hex(id) + "." + self12 + ext into buf (no libc formatting:
+ * this runs inside malloc). False when it does not fit. */
+bool lp_rules_file_name(const struct lp_rules_obj *o, char *buf, size_t n)
+{
+    static const char hex[] = "0123456789abcdef", ext[] = ".rules";
+    size_t len = prefix_len, e = sizeof(ext) - 1;
+    int i;
+
+    if (len + 2 * (size_t)o->idlen + 1 + 12 + e + 1 > n)
+        return false;
+    memcpy(buf, prefix, prefix_len);
+    for (i = 0; i < o->idlen; i++) {
+        buf[len++] = hex[o->id[i] >> 4];
+        buf[len++] = hex[o->id[i] & 15];
+    }
+    buf[len++] = '.';
+    memcpy(buf + len, self12, 12);
+    len += 12;
+    memcpy(buf + len, ext, e + 1);
+    return true;
+}
+
+static bool valid(const struct lp_rules_rec *r, size_t n)
+{
+    size_t i;
+
+    for (i = 1; i < n; i++)
+        if (r[i - 1].off >= r[i].off)
+            return false;
+    return true;
+}
+
+/* Read o's file (o is ours: S_LOADING). */
+static void load(struct lp_rules_obj *o)
+{
+    char path[700], head[HEADER];
+    struct stat st;
+    uint64_t n;
+    void *buf;
+    long fd;
+
+    o->idlen = build_id(o->start, o->bias, o->id);
+    if (o->idlen == 0 || !lp_rules_file_name(o, path, sizeof(path))) {
+        lp_store_release(&o->state, S_NONE);
+        return;
+    }
+    fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        lp_store_release(&o->state, S_READY); /* no file yet: none known */
+        return;
+    }
+    if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (size_t)st.st_size >= HEADER &&
+        syscall(SYS_read, fd, head, HEADER) == HEADER &&
+        memcmp(head, LP_RULES_MAGIC, LP_RULES_MAGIC_LEN) == 0) {
+        memcpy(&n, head + LP_RULES_MAGIC_LEN, 8);
+        if (n <= LP_RULES_MAX && (size_t)st.st_size == HEADER + n * sizeof(struct lp_rules_rec) &&
+            n > 0 && (buf = lp_arena_alloc(n * sizeof(struct lp_rules_rec))) != NULL) {
+            if (syscall(SYS_read, fd, buf, n * sizeof(struct lp_rules_rec)) ==
+                    (long)(n * sizeof(struct lp_rules_rec)) &&
+                valid(buf, n)) {
+                o->recs = buf;
+                o->n = n;
+            } else {
+                lp_arena_free(buf, n * sizeof(struct lp_rules_rec));
+            }
+        }
+    }
+    syscall(SYS_close, fd);
+    lp_store_release(&o->state, S_READY);
+}
+
+/* The slot of the object mapped at start, claimed if new; NULL when the
+ * table is full. */
+static struct lp_rules_obj *slot_of(uintptr_t start, uintptr_t bias)
+{
+    size_t i = (size_t)((start >> 12) * 0x9e3779b97f4a7c15ull >> 57), k;
+
+    for (k = 0; k < MAX_OBJS; k++, i = (i + 1) % MAX_OBJS) {
+        struct lp_rules_obj *o = &objs[i];
+        uintptr_t s = lp_load_acquire(&o->start);
+
+        if (s == start)
+            return o;
+        if (s != 0)
+            continue;
+        if (lp_cas(&o->start, &s, start)) {
+            o->bias = bias;
+            o->gen = lp_load_acquire(&lp_rules_gen);
+            lp_store_release(&o->state, S_LOADING);
+            load(o);
+            return o;
+        }
+        if (s == start)
+            return o;
+    }
+    return NULL;
+}
+
+/* ra's object's slot, claimed (and its file read) if new. */
+static struct lp_rules_obj *obj_of(uintptr_t ra)
+{
+    struct dl_find_object fo;
+
+    if (!lp_load_acquire(&enabled) ||
+        _dl_find_object((void *)(ra - 1), &fo) != 0 || fo.dlfo_link_map == NULL)
+        return NULL;
+    return slot_of((uintptr_t)fo.dlfo_map_start, (uintptr_t)fo.dlfo_link_map->l_addr);
+}
+
+void lp_rules_file_claim(uintptr_t ra)
+{
+    (void)obj_of(ra);
+}
+
+bool lp_rules_file_has(const struct lp_rules_obj *o, uint64_t off,
+                       uint64_t *rule)
+{
+    size_t lo = 0, hi = o->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (o->recs[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == o->n || o->recs[lo].off != off)
+        return false;
+    if (rule)
+        *rule = o->recs[lo].rule;
+    return true;
+}
+
+bool lp_rules_file_find(uintptr_t ra, uint64_t *rule)
+{
+    struct lp_rules_obj *o = obj_of(ra);
+
+    return o != NULL && lp_load_acquire(&o->state) == S_READY &&
+           o->gen == lp_load_acquire(&lp_rules_gen) &&
+           lp_rules_file_has(o, (uint64_t)(ra - o->bias), rule);
+}
+
+
+bool lp_rules_file_obj(size_t i, const struct lp_rules_obj **o)
+{
+    const struct lp_rules_obj *x;
+
+    if (i >= MAX_OBJS)
+        return false;
+    x = &objs[i];
+    *o = lp_load_acquire(&x->start) != 0 &&
+                 lp_load_acquire(&x->state) == S_READY &&
+                 x->gen == lp_load_acquire(&lp_rules_gen) &&
+                 lp_load_acquire(&enabled)
+             ? x
+             : NULL;
+    return true;
+}
+
+void lp_rules_file_forget(void)
+{
+    memset(objs, 0, sizeof(objs));
+}

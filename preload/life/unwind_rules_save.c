@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unwind_rules_save.c - the unwind-rule files (unwind_rules_file.h) at
+ * the two ends of a process: where they are, at start; at exit, each
+ * object whose process computed rules its file lacks gets the file
+ * written anew, old records and new sorted, to a temporary name renamed
+ * into place (two processes racing lose one's additions, never the
+ * file). A warm compile writes nothing.
+ * Context: COLD (init, and the exit report's thread).
+ */
+#include "preload/hot/unwind_rules_file.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/hot/unwind_rules.h"
+#include "report/symcache.h"
+
+void lp_rules_file_init(void)
+{
+    const char *self = NULL, *dir = lp_symcache_where(&self);
+
+    lp_rules_file_set_dir(dir, self);
+}
+
+static int rec_order(const void *a, const void *b)
+{
+    const struct lp_rules_rec *x = a, *y = b;
+
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+
+        if (w <= 0)
+            return false;
+        c += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* The directory (and ~/.cache) may not exist yet: private. */
+static void make_dirs(const char *path)
+{
+    char dir[800], *slash, *up;
+
+    if (strlen(path) >= sizeof(dir))
+        return;
+    strcpy(dir, path);
+    if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+        return;
+    *slash = '\0';
+    if ((up = strrchr(dir, '/')) != NULL && up != dir) {
+        *up = '\0';
+        (void)mkdir(dir, 0700);
+        *up = '/';
+    }
+    (void)mkdir(dir, 0700);
+}
+
+static void save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
+{
+    size_t i, n = 0, cap = 256;
+    struct lp_rules_rec *all = malloc(cap * sizeof(*all));
+    char path[700], tmp[760];
+    uint64_t cnt;
+    int fd;
+
+    if (all == NULL)
+        return;
+    for (i = 0; i < ((size_t)1 << t->bits); i++) {
+        uint64_t k = lp_load_acquire(&t->slots[i].key);
+        struct dl_find_object fo;
+
+        if (k <= LP_RULE_KEY_TOMB || _dl_find_object((void *)(k - 1), &fo) != 0 ||
+            (uintptr_t)fo.dlfo_map_start != o->start || lp_rules_file_has(o, k - o->bias, NULL))
+            continue;
+        if (n == cap) {
+            struct lp_rules_rec *g = realloc(all, (cap *= 2) * sizeof(*all));
+
+            if (g == NULL) {
+                free(all);
+                return;
+            }
+            all = g;
+        }
+        all[n].off = k - o->bias;
+        all[n].rule = lp_load_relaxed(&t->slots[i].rule);
+        n++;
+    }
+    if (n == 0 || n + o->n > LP_RULES_MAX || !lp_rules_file_name(o, path, sizeof(path))) {
+        free(all);
+        return; /* nothing new (a warm run), or no room for it */
+    }
+    if (n + o->n > cap) {
+        struct lp_rules_rec *g = realloc(all, (n + o->n) * sizeof(*all));
+
+        if (g == NULL) {
+            free(all);
+            return;
+        }
+        all = g;
+    }
+    if (o->n)
+        memcpy(all + n, o->recs, o->n * sizeof(*all));
+    n += o->n;
+    qsort(all, n, sizeof(*all), rec_order);
+    cnt = n;
+    make_dirs(path);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+        bool ok = write_all(fd, LP_RULES_MAGIC, LP_RULES_MAGIC_LEN) &&
+                  write_all(fd, &cnt, 8) && write_all(fd, all, n * sizeof(*all));
+
+        if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
+            unlink(tmp);
+    }
+    free(all);
+}
+
+void lp_rules_file_save(void)
+{
+    const struct lp_rules *t = lp_load_acquire(&lp_rules_now);
+    const struct lp_rules_obj *o;
+    size_t i;
+
+    if (t == NULL)
+        return;
+    for (i = 0; i < ((size_t)1 << t->bits); i++) {
+        uint64_t k = lp_load_acquire(&t->slots[i].key);
+
+        if (k > LP_RULE_KEY_TOMB)
+            lp_rules_file_claim(k);
+    }
+    for (i = 0; lp_rules_file_obj(i, &o); i++)
+        if (o != NULL)
+            save_obj(o, t);
+}
