@@ -6,7 +6,8 @@
  * build of libleakprof.so that wrote it, on the same machine), every
  * field a 32-bit word except the 64-bit offsets:
  *   magic      "leakprof-symcache 3\n" (20 bytes)
- *   u32 x 4    state length, record count, record words, string bytes
+ *   u32 x 5    state length, record count, record words, string bytes, 0
+ *              (the index starts 8-aligned)
  *   state      the state line (symcache.h), padded to 8 bytes
  *   index      count x { u64 off; u32 at; u32 n }, sorted by (off, n == 0)
  *   records    at (in words from the records' start): n frames of 7 words
@@ -47,6 +48,7 @@
 #define FRAME_WORDS 7
 
 _Static_assert(sizeof(SYMCACHE_MAGIC) - 1 == MAGIC_LEN, "magic length");
+_Static_assert((MAGIC_LEN + 5 * 4) % 8 == 0, "the index is 8-aligned");
 
 struct index_ent {
     uint64_t off;
@@ -245,7 +247,7 @@ static bool read_all(int fd, char *buf, size_t size)
  * spans; false for anything that does not add up. */
 static bool layout(struct lp_symcache *c, size_t size, const char *state)
 {
-    uint32_t h[4];
+    uint32_t h[5];
     size_t at = MAGIC_LEN + sizeof(h), i;
 
     if (size < at || memcmp(c->buf, SYMCACHE_MAGIC, MAGIC_LEN) != 0)
@@ -473,7 +475,7 @@ int lp_symcache_write(const char *path, const char *state,
     const char *slash = strrchr(path, '/');
     const struct lp_symcache_rec **recs = NULL;
     struct index_ent *index = NULL;
-    uint32_t *words = NULL, h[4];
+    uint32_t *words = NULL, h[5];
     struct strtab st = {0};
     size_t i, k, nw = 0, nrec = 0, slen = strlen(state);
     static const char zeros[8];
@@ -564,6 +566,7 @@ int lp_symcache_write(const char *path, const char *state,
     h[1] = (uint32_t)nrec;
     h[2] = (uint32_t)nw;
     h[3] = (uint32_t)st.len;
+    h[4] = 0;
     if (!put_all(f, SYMCACHE_MAGIC, 1, MAGIC_LEN) || !put_all(f, h, sizeof(h), 1) ||
         !put_all(f, state, 1, slen) || !put_all(f, zeros, 1, pad8(slen) - slen) ||
         !put_all(f, index, sizeof(*index), nrec) ||

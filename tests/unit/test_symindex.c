@@ -160,9 +160,9 @@ static void test_symcache_round_trip_and_rejects_stale_or_corrupt(void **state)
     size = ftell(fp);
     {
         /* The name-only record at 0x99 is the first: its one word sits
-         * at the start of the records, after the header, the padded
-         * state and three 16-byte index entries. */
-        long at = 20 + 16 + 16 + 3 * 16;
+         * at the start of the records, after the header (magic and five
+         * words), the padded state and three 16-byte index entries. */
+        long at = 20 + 20 + 16 + 3 * 16;
         unsigned w = 0x7fffffffu;
 
         assert_int_equal(fseek(fp, at, SEEK_SET), 0);
