@@ -30,6 +30,7 @@
 
 #include "preload/hot/elf_note.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -133,33 +134,26 @@ int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out)
 }
 
 /* The build-id of the object holding this code (libleakprof.so, or a
- * tool): a cache file is only valid for the symbolizer that wrote it. */
-struct self_id {
-    uintptr_t pc;
-    char hex[130];
-};
-
-static int find_self_id(struct dl_phdr_info *info, size_t size, void *arg)
+ * tool), as hex: a cache file is only valid for the symbolizer that
+ * wrote it. Through _dl_find_object, not dl_iterate_phdr: the preload
+ * asks at start, inside the first malloc, and must take no loader lock. */
+static bool find_self_id(char *hex)
 {
-    struct self_id *me = arg;
+    struct dl_find_object fo;
     unsigned char id[64];
-    bool mine = false;
     int i, n;
 
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-        if (ph->p_type == PT_LOAD && me->pc >= lo && me->pc < lo + ph->p_memsz)
-            mine = true;
+    if (_dl_find_object((void *)(uintptr_t)&find_self_id, &fo) != 0 ||
+        fo.dlfo_link_map == NULL)
+        return false;
+    n = lp_elf_build_id_at((uintptr_t)fo.dlfo_map_start,
+                           (uintptr_t)fo.dlfo_link_map->l_addr, id);
+    for (i = 0; i < n; i++) {
+        hex[2 * i] = "0123456789abcdef"[id[i] >> 4];
+        hex[2 * i + 1] = "0123456789abcdef"[id[i] & 15];
     }
-    if (!mine)
-        return 0;
-    n = lp_symcache_build_id(info, id);
-    for (i = 0; i < n; i++)
-        snprintf(me->hex + 2 * i, 3, "%02x", id[i]);
-    return 1;
+    hex[2 * n] = '\0';
+    return n > 0;
 }
 
 /* The directory and our own build-id, looked up once a process (each
@@ -171,16 +165,10 @@ static int once_state; /* 0: not yet, 1: usable, -1: no cache */
 const char *lp_symcache_where(const char **self_id)
 {
     if (once_state == 0) {
-        struct self_id me = { (uintptr_t)&lp_symcache_where, "" };
-
         once_state = -1;
-        if (cache_dir(dir_once, sizeof(dir_once)) == 0) {
-            dl_iterate_phdr(find_self_id, &me);
-            if (me.hex[0] != '\0') {
-                memcpy(self_hex, me.hex, sizeof(self_hex));
-                memcpy(self_hex12, me.hex, 12);
-                once_state = 1;
-            }
+        if (cache_dir(dir_once, sizeof(dir_once)) == 0 && find_self_id(self_hex)) {
+            memcpy(self_hex12, self_hex, 12);
+            once_state = 1;
         }
     }
     if (once_state < 0)

@@ -57,33 +57,6 @@ void lp_rules_file_set_dir(const char *dir, const char *self12_in)
     lp_store_release(&enabled, true);
 }
 
-/* The GNU build-id of the object mapped at start (bias: its load bias),
- * from its ELF header, program headers and notes in memory. */
-static int build_id(uintptr_t start, uintptr_t bias, unsigned char *out)
-{
-    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)start;
-    const ElfW(Phdr) *ph;
-    size_t first_len = 0;
-    int i;
-
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum > 128)
-        return 0;
-    ph = (const ElfW(Phdr) *)(start + eh->e_phoff);
-    /* The headers must lie in the first segment (file offset 0), which
-     * is what start maps; read its size from the headers themselves only
-     * once they are known to be inside a page of it. */
-    if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > 4096)
-        return 0;
-    for (i = 0; i < eh->e_phnum; i++)
-        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
-            first_len = ph[i].p_filesz;
-    if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > first_len)
-        return 0;
-    return lp_elf_build_id(ph, eh->e_phnum, bias, out);
-}
-
 /* prefix + hex(id) + "." + self12 + ext into buf (no libc formatting:
  * this runs inside malloc). False when it does not fit. */
 bool lp_rules_file_name(const struct lp_rules_obj *o, char *buf, size_t n)
@@ -125,7 +98,7 @@ static void load(struct lp_rules_obj *o)
     void *buf;
     long fd;
 
-    o->idlen = build_id(o->start, o->bias, o->id);
+    o->idlen = lp_elf_build_id_at(o->start, o->bias, o->id);
     if (o->idlen == 0 || !lp_rules_file_name(o, path, sizeof(path))) {
         lp_store_release(&o->state, S_NONE);
         return;
