@@ -570,29 +570,41 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
     return lp_sym_intern(sym, name);
 }
 
+/* addr's function as this process knows it already: *name, true. */
+static bool known_function(struct lp_sym *sym, uintptr_t addr,
+                           const char **name)
+{
+    struct sym_entry *e = NULL;
+    struct sym_fn *f = NULL;
+
+    HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
+    if (e != NULL) {
+        *name = e->frames[e->n - 1].fn;
+        return true;
+    }
+    HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
+    if (f != NULL) {
+        *name = f->fn;
+        return true;
+    }
+    return false;
+}
+
 const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
 {
     uintptr_t addr = is_return && ip != 0 ? ip - 1 : ip;
-    struct sym_entry *e = NULL;
-    struct sym_fn *f = NULL;
+    struct sym_fn *f;
     Dwfl_Module *mod;
     const char *name = NULL;
-    int pass;
 
     if (sym == NULL)
         return NULL;
     /* This process's answers, then the object's cache file (no libdwfl
      * for either), then libdwfl. */
-    for (pass = 0; pass < 2; pass++) {
-        HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
-        if (e != NULL)
-            return e->frames[e->n - 1].fn;
-        HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
-        if (f != NULL)
-            return f->fn;
-        if (pass == 0 && !lp_sym_cache_lookup(sym, addr, false))
-            break;
-    }
+    if (known_function(sym, addr, &name) ||
+        (lp_sym_cache_lookup(sym, addr, false) &&
+         known_function(sym, addr, &name)))
+        return name;
     if (!ensure(sym))
         return NULL;
     lp_sym_cache_miss(sym, addr);

@@ -156,9 +156,10 @@ void lp_nursery_drain(void (*fn)(const struct lp_block *, void *), void *arg)
         size_t i;
 
         visit(n, fn, arg);
-        for (i = 0; n->count && i < LP_NURSERY_SLOTS; i++)
-            if (n->slots[i].w0) /* no write to a page never used */
-                n->slots[i].w0 = 0;
+        if (n->count) /* else its pages may never have been touched */
+            for (i = 0; i < LP_NURSERY_SLOTS; i++)
+                if (n->slots[i].w0) /* no write to a page never used */
+                    n->slots[i].w0 = 0;
         n->count = 0;
         n->regions = 0;
         n->drained = true;
