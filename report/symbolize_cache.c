@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/cache_prune.h"
 #include "report/symcache.h"
 
 #define PAGE_MASK ((uintptr_t)4095)
@@ -267,8 +268,9 @@ void lp_sym_cache_miss(struct lp_sym *sym, uintptr_t addr)
 
 /* --- writing back ------------------------------------------------------ */
 
-static void save_module(struct lp_sym *sym, struct sym_mcache *mc)
+static bool save_module(struct lp_sym *sym, struct sym_mcache *mc)
 {
+    bool wrote = false;
     struct sym_entry *e, *etmp;
     struct sym_fn *f, *ftmp;
     struct lp_symcache_rec *recs, **ptrs;
@@ -313,23 +315,30 @@ static void save_module(struct lp_sym *sym, struct sym_mcache *mc)
             ptrs[n] = &recs[n];
             n++;
         }
-        (void)lp_symcache_write(mc->path, mc->state,
-                                (const struct lp_symcache_rec *const *)ptrs, n);
+        wrote = lp_symcache_write(mc->path, mc->state,
+                                  (const struct lp_symcache_rec *const *)ptrs,
+                                  n) == 0;
     }
     free(recs);
     free(ptrs);
     mc->dirty = false;
+    return wrote;
 }
 
 void lp_sym_save_cache(struct lp_sym *sym)
 {
+    const char *self12 = NULL, *dir;
+    bool wrote = false;
     size_t i;
 
     if (sym == NULL)
         return;
     for (i = 0; i < sym->nmc; i++)
         if (sym->mcs[i].usable && sym->mcs[i].dirty)
-            save_module(sym, &sym->mcs[i]);
+            wrote |= save_module(sym, &sym->mcs[i]);
+    /* A process that added to the cache keeps it bounded. */
+    if (wrote && (dir = lp_symcache_where(&self12)) != NULL)
+        lp_cache_prune_maybe(dir, self12);
 }
 
 void lp_sym_cache_drop(struct lp_sym *sym)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "preload/hot/unwind_rules.h"
+#include "report/cache_prune.h"
 #include "report/symcache.h"
 
 void lp_rules_file_init(void)
@@ -70,8 +71,9 @@ static void make_dirs(const char *path)
     (void)mkdir(dir, 0700);
 }
 
-static void save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
+static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
 {
+    bool wrote = false;
     size_t i, n = 0, cap = 256;
     struct lp_rules_rec *all = malloc(cap * sizeof(*all));
     char path[700], tmp[760];
@@ -79,7 +81,7 @@ static void save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
     int fd;
 
     if (all == NULL)
-        return;
+        return false;
     for (i = 0; i < ((size_t)1 << t->bits); i++) {
         uint64_t k = lp_load_acquire(&t->slots[i].key);
         struct dl_find_object fo;
@@ -92,7 +94,7 @@ static void save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
 
             if (g == NULL) {
                 free(all);
-                return;
+                return false;
             }
             all = g;
         }
@@ -102,14 +104,14 @@ static void save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
     }
     if (n == 0 || n + o->n > LP_RULES_MAX || !lp_rules_file_name(o, path, sizeof(path))) {
         free(all);
-        return; /* nothing new (a warm run), or no room for it */
+        return false; /* nothing new (a warm run), or no room for it */
     }
     if (n + o->n > cap) {
         struct lp_rules_rec *g = realloc(all, (n + o->n) * sizeof(*all));
 
         if (g == NULL) {
             free(all);
-            return;
+            return false;
         }
         all = g;
     }
@@ -127,14 +129,19 @@ static void save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
 
         if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
             unlink(tmp);
+        else
+            wrote = true;
     }
     free(all);
+    return wrote;
 }
 
 void lp_rules_file_save(void)
 {
     const struct lp_rules *t = lp_load_acquire(&lp_rules_now);
     const struct lp_rules_obj *o;
+    const char *self12 = NULL, *dir;
+    bool wrote = false;
     size_t i;
 
     if (t == NULL)
@@ -147,5 +154,8 @@ void lp_rules_file_save(void)
     }
     for (i = 0; lp_rules_file_obj(i, &o); i++)
         if (o != NULL)
-            save_obj(o, t);
+            wrote |= save_obj(o, t);
+    /* A process that added to the cache keeps it bounded. */
+    if (wrote && (dir = lp_symcache_where(&self12)) != NULL)
+        lp_cache_prune_maybe(dir, self12);
 }
