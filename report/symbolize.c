@@ -378,27 +378,8 @@ static bool better_alias(const char *a, const char *b)
     return ra != rb ? ra < rb : strcmp(a, b) < 0;
 }
 
-/* Index a function symbol under its address, keeping Valgrind's choice. */
-static void add_alias(void *ctx, const char *nm, GElf_Addr value)
-{
-    struct sym_mod *m = ctx;
-    struct sym_alias *a;
-
-    HASH_FIND(hh, m->aliases, &value, sizeof(value), a);
-    if (a == NULL) {
-        a = malloc(sizeof(*a));
-        if (a == NULL)
-            return;
-        a->addr = value;
-        a->name = nm;
-        HASH_ADD(hh, m->aliases, addr, sizeof(a->addr), a);
-    } else if (better_alias(nm, a->name)) {
-        a->name = nm;
-    }
-}
-
-/* A module's symbol facts, read once: function names by address (for
- * the aliases below) and the address -> symbol index (symindex.h). */
+/* A module's symbol facts, read once: the address -> symbol index
+ * (symindex.h), which also answers the aliases below. */
 static struct sym_mod *get_mod(struct lp_sym *sym, Dwfl_Module *mod)
 {
     struct sym_mod *m;
@@ -411,7 +392,7 @@ static struct sym_mod *get_mod(struct lp_sym *sym, Dwfl_Module *mod)
         return NULL;
     m->mod = mod;
     HASH_ADD_PTR(sym->mods, mod, m);
-    m->index = lp_symindex_new(mod, add_alias, m);
+    m->index = lp_symindex_new(mod);
     return m;
 }
 
@@ -427,18 +408,14 @@ static const char *addr_symbol(struct lp_sym *sym, Dwfl_Module *mod,
  * Several names for one address (libc's __libc_malloc and malloc, ASan's
  * __interceptor_malloc and malloc, pthread_create@GLIBC_2.2.5 and
  * pthread_create@@GLIBC_2.34, C1/C2 constructors): pick the one Valgrind
- * prints. Each module's function symbols are indexed once, by address.
+ * prints, from the module's sorted symbol index.
  */
 static const char *preferred_alias(struct lp_sym *sym, Dwfl_Module *mod,
                                    GElf_Addr start, const char *name)
 {
     struct sym_mod *m = get_mod(sym, mod);
-    struct sym_alias *a;
 
-    if (m == NULL)
-        return name;
-    HASH_FIND(hh, m->aliases, &start, sizeof(start), a);
-    return a != NULL && better_alias(a->name, name) ? a->name : name;
+    return m == NULL ? name : lp_symindex_alias(m->index, start, name, better_alias);
 }
 
 /* The CU containing addr: libdwfl's lookup (.debug_aranges) first, then
@@ -461,13 +438,8 @@ static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
 static void free_mods(struct lp_sym *sym)
 {
     struct sym_mod *m, *mtmp;
-    struct sym_alias *a, *atmp;
 
     HASH_ITER(hh, sym->mods, m, mtmp) {
-        HASH_ITER(hh, m->aliases, a, atmp) {
-            HASH_DEL(m->aliases, a);
-            free(a);
-        }
         HASH_DEL(sym->mods, m);
         lp_symindex_free(m->index);
         lp_cuindex_free(m->cus);

@@ -26,17 +26,8 @@ struct sym_entry {
     UT_hash_handle hh;
 };
 
-/* One module's function names by address (names point into libdwfl's
- * symbol tables, valid while the module is reported). */
-struct sym_alias {
-    GElf_Addr addr;
-    const char *name;
-    UT_hash_handle hh;
-};
-
 struct sym_mod {
     Dwfl_Module *mod;
-    struct sym_alias *aliases;
     struct lp_symindex *index;
     struct lp_cuindex *cus; /* read on first need */
     bool cus_read;

@@ -38,8 +38,7 @@ static int cmp_rec(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-struct lp_symindex *lp_symindex_new(Dwfl_Module *mod, lp_symindex_fn_cb fn,
-                                    void *ctx)
+struct lp_symindex *lp_symindex_new(Dwfl_Module *mod)
 {
     struct lp_symindex *m = calloc(1, sizeof(*m));
     int i, n = dwfl_module_getsymtab(mod);
@@ -70,8 +69,6 @@ struct lp_symindex *lp_symindex_new(Dwfl_Module *mod, lp_symindex_fn_cb fn,
             r->info = es.st_info;
             r->idx = i;
         }
-        if (i != 0 && type == STT_FUNC && fn != NULL)
-            fn(ctx, nm, value);
     }
     if (m->nrecs > 0)
         qsort(m->recs, m->nrecs, sizeof(*m->recs), cmp_rec);
@@ -83,6 +80,33 @@ struct lp_symindex *lp_symindex_new(Dwfl_Module *mod, lp_symindex_fn_cb fn,
         r->last_sizeless = r->size == 0 ? (int)k : k > 0 ? m->recs[k - 1].last_sizeless : -1;
     }
     return m;
+}
+
+const char *lp_symindex_alias(const struct lp_symindex *m, GElf_Addr value,
+                              const char *name,
+                              bool (*better)(const char *a, const char *b))
+{
+    size_t lo = 0, hi;
+
+    if (m == NULL || m->recs == NULL)
+        return name;
+    hi = m->nrecs;
+    while (lo < hi) { /* first rec with value >= value */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (m->recs[mid].value < value)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < m->nrecs && m->recs[lo].value == value; lo++) {
+        const struct sym_rec *r = &m->recs[lo];
+
+        if (r->idx != 0 && GELF_ST_TYPE(r->info) == STT_FUNC &&
+            better(r->name, name))
+            name = r->name;
+    }
+    return name;
 }
 
 void lp_symindex_free(struct lp_symindex *ix)

@@ -11,17 +11,23 @@
  * Context: COLD. Memory: libc malloc.
  */
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 
 struct lp_symindex;
 
-/* Called once per defined, named STT_FUNC symbol (index > 0) while the
- * index is built: the symbolizer's alias table. */
-typedef void (*lp_symindex_fn_cb)(void *ctx, const char *name, GElf_Addr value);
-
 /* Index mod's symbol table (loading it if needed); NULL when the module
  * has none or memory runs out. Names point into libdwfl's tables. */
-struct lp_symindex *lp_symindex_new(Dwfl_Module *mod, lp_symindex_fn_cb fn,
-                                    void *ctx);
+struct lp_symindex *lp_symindex_new(Dwfl_Module *mod);
+
+/* Among name and the defined, named STT_FUNC symbols (index > 0) at
+ * exactly value, the one that better() ranks first (name on ties): the
+ * symbolizer's choice among aliases. Symbols of one address are
+ * neighbours in the sorted index, so no table of its own is built (a
+ * hash entry a function symbol was 7% of a cc1 exit that had to index
+ * cc1's 10^5 symbols). */
+const char *lp_symindex_alias(const struct lp_symindex *ix, GElf_Addr value,
+                              const char *name,
+                              bool (*better)(const char *a, const char *b));
 void lp_symindex_free(struct lp_symindex *ix);
 
 /* dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL), answered

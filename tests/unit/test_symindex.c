@@ -32,7 +32,7 @@ static const Dwfl_Callbacks callbacks = {
 };
 
 struct check {
-    unsigned long addrs, mismatches;
+    unsigned long addrs, aliases, mismatches;
 };
 
 static void compare_at(Dwfl_Module *mod, struct lp_symindex *ix, GElf_Addr a,
@@ -55,11 +55,45 @@ static void compare_at(Dwfl_Module *mod, struct lp_symindex *ix, GElf_Addr a,
     }
 }
 
+/* A ranking for the alias test: the longest name, then strcmp order. */
+static bool longer(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+
+    return la != lb ? la > lb : strcmp(a, b) < 0;
+}
+
+/* lp_symindex_alias at symbol i's address against every symbol of the
+ * table: the best-ranked named, defined function there (or the name
+ * passed in, on ties). */
+static void compare_alias(Dwfl_Module *mod, struct lp_symindex *ix, int i,
+                          int n, struct check *c)
+{
+    GElf_Sym es, o;
+    GElf_Addr v, ov;
+    const char *want = "?", *got;
+    int j;
+
+    if (dwfl_module_getsym_info(mod, i, &es, &v, NULL, NULL, NULL) == NULL)
+        return;
+    for (j = 1; j < n; j++) {
+        const char *nm = dwfl_module_getsym_info(mod, j, &o, &ov, NULL, NULL, NULL);
+
+        if (nm && nm[0] && o.st_shndx != SHN_UNDEF && ov == v &&
+            GELF_ST_TYPE(o.st_info) == STT_FUNC && longer(nm, want))
+            want = nm;
+    }
+    got = lp_symindex_alias(ix, v, "?", longer);
+    c->aliases++;
+    if (strcmp(got, want) != 0)
+        c->mismatches++;
+}
+
 static int check_module(Dwfl_Module *mod, void **ud, const char *name,
                         Dwarf_Addr start, void *arg)
 {
     struct check *c = arg;
-    struct lp_symindex *ix = lp_symindex_new(mod, NULL, NULL);
+    struct lp_symindex *ix = lp_symindex_new(mod);
     Dwarf_Addr lo, hi, a, step;
     int i, n = dwfl_module_getsymtab(mod);
 
@@ -81,6 +115,9 @@ static int check_module(Dwfl_Module *mod, void **ud, const char *name,
             compare_at(mod, ix, v + es.st_size - 1, c);
         compare_at(mod, ix, v + es.st_size, c);
     }
+    /* Aliases: a sample of the symbols (the brute force is quadratic). */
+    for (i = 1; i < n; i += n / 64 + 1)
+        compare_alias(mod, ix, i, n, c);
     step = (hi - lo) / 20000 + 1;
     for (a = lo; a < hi; a += step)
         compare_at(mod, ix, a, c);
@@ -92,7 +129,7 @@ out:
 static void test_symindex_answers_as_libdwfl_everywhere(void **state)
 {
     Dwfl *dwfl = dwfl_begin(&callbacks);
-    struct check c = { 0, 0 };
+    struct check c = { 0, 0, 0 };
 
     (void)state;
     assert_non_null(dwfl);
@@ -102,6 +139,7 @@ static void test_symindex_answers_as_libdwfl_everywhere(void **state)
     dwfl_getmodules(dwfl, check_module, &c, 0);
     dwfl_end(dwfl);
     assert_true(c.addrs > 50000); /* libc alone has thousands of symbols */
+    assert_true(c.aliases > 150);
     assert_int_equal(c.mismatches, 0);
 }
 
