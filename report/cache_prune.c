@@ -37,8 +37,9 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 }
 
 /* What a directory entry is to us; for a cache file, *build points at
- * the 12 hex digits of the build that wrote it. Names: OBJID.BUILD.sym,
- * OBJID.BUILD.rules, either followed by .tmp.PID while being written. */
+ * the 12 hex digits of the build that wrote it (NULL: any build's).
+ * Names: OBJID.BUILD.sym, OBJID.BUILD.rules, BUILDID.dbg, each followed
+ * by .tmp.PID while being written. */
 static enum kind classify(const char *name, const char **build)
 {
     size_t n = strlen(name), i;
@@ -53,6 +54,16 @@ static enum kind classify(const char *name, const char **build)
             return NOT_OURS;
         n = (size_t)(tmp - name);
         temp = true;
+    }
+    if (ends_with(name, n, ".dbg")) {
+        /* BUILDID.dbg (debug_inflate.h): of no libleakprof.so build. */
+        if (n < 4 + 8)
+            return NOT_OURS;
+        for (i = 0; i < n - 4; i++)
+            if (!isxdigit((unsigned char)name[i]))
+                return NOT_OURS;
+        *build = NULL;
+        return temp ? TEMP_FILE : CACHE_FILE;
     }
     if (ends_with(name, n, ".sym"))
         n -= 4;
@@ -110,7 +121,7 @@ int lp_cache_prune(const char *dir, const char *self12, time_t now,
             continue;
         used = sb.st_mtime > sb.st_atime ? sb.st_mtime : sb.st_atime;
         if ((k == TEMP_FILE && now - sb.st_mtime >= DAY) ||
-            (k == CACHE_FILE && memcmp(build, self12, 12) != 0 &&
+            (k == CACHE_FILE && build != NULL && memcmp(build, self12, 12) != 0 &&
              now - used >= LP_CACHE_OTHER_DAYS * DAY)) {
             if (remove_at(dfd, d->d_name)) {
                 s.removed++;

@@ -21,6 +21,7 @@
  */
 #include "report/symbolize_impl.h"
 
+#include "report/debug_inflate.h"
 #include "report/symindex.h"
 
 #include <dlfcn.h>
@@ -156,7 +157,7 @@ struct lp_sym *lp_sym_new(void)
     if (sym == NULL)
         return NULL;
     sym->cb.find_elf = dwfl_linux_proc_find_elf;
-    sym->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+    sym->cb.find_debuginfo = lp_debug_find;
     sym->cb.debuginfo_path = &sym->debuginfo_path;
     return sym;
 }

@@ -456,10 +456,30 @@ static bool put_all(FILE *f, const void *p, size_t size, size_t n)
     return n == 0 || fwrite(p, size, n, f) == n;
 }
 
+int lp_symcache_make_dirs(const char *path)
+{
+    char dir[4096], *slash, *up;
+
+    if (strlen(path) >= sizeof(dir)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(dir, path);
+    if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+        return 0;
+    *slash = '\0';
+    if ((up = strrchr(dir, '/')) != NULL && up != dir) {
+        *up = '\0';
+        (void)mkdir(dir, 0700);
+        *up = '/';
+    }
+    return mkdir(dir, 0700) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 int lp_symcache_write(const char *path, const char *state,
                       const struct lp_symcache_rec *const *recs_in, size_t n)
 {
-    char tmp[4200], dir[4096];
+    char tmp[4200];
     const char *slash = strrchr(path, '/');
     const struct lp_symcache_rec **recs = NULL;
     struct index_ent *index = NULL;
@@ -470,7 +490,7 @@ int lp_symcache_write(const char *path, const char *state,
     FILE *f;
     int fd, rc = 0;
 
-    if (slash == NULL || (size_t)(slash - path) >= sizeof(dir))
+    if (slash == NULL)
         return -EINVAL;
     /* Sorted, one record an (offset, kind). */
     recs = malloc(sizeof(*recs) * (n + 1));
@@ -517,21 +537,9 @@ int lp_symcache_write(const char *path, const char *state,
         rc = -ENOMEM;
         goto out;
     }
-    memcpy(dir, path, (size_t)(slash - path));
-    dir[slash - path] = '\0';
-    /* ~/.cache may not exist yet: create the two levels, private. */
-    {
-        char *up = strrchr(dir, '/');
-
-        if (up && up != dir) {
-            *up = '\0';
-            (void)mkdir(dir, 0700);
-            *up = '/';
-        }
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-            rc = -errno;
-            goto out;
-        }
+    if (lp_symcache_make_dirs(path) != 0) {
+        rc = -errno;
+        goto out;
     }
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
         sizeof(tmp)) {

@@ -48,6 +48,10 @@ int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out);
  * digits of this build's id, as file names carry them. Found once. */
 const char *lp_symcache_where(const char **self_id);
 
+/* Create the directory that will hold path and the one above it (~/.cache
+ * may not exist yet), both private; 0, or -1 with errno. */
+int lp_symcache_make_dirs(const char *path);
+
 /* The cache file of an object with this build-id and the state of its
  * debug file, into path/state. Returns 0, or -1 when there is no cache
  * (disabled, secure mode, no usable directory, no build-id). */

@@ -52,25 +52,6 @@ static bool write_all(int fd, const void *p, size_t n)
     return true;
 }
 
-/* The directory (and ~/.cache) may not exist yet: private. */
-static void make_dirs(const char *path)
-{
-    char dir[800], *slash, *up;
-
-    if (strlen(path) >= sizeof(dir))
-        return;
-    strcpy(dir, path);
-    if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-        return;
-    *slash = '\0';
-    if ((up = strrchr(dir, '/')) != NULL && up != dir) {
-        *up = '\0';
-        (void)mkdir(dir, 0700);
-        *up = '/';
-    }
-    (void)mkdir(dir, 0700);
-}
-
 static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
 {
     bool wrote = false;
@@ -120,7 +101,7 @@ static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
     n += o->n;
     qsort(all, n, sizeof(*all), rec_order);
     cnt = n;
-    make_dirs(path);
+    (void)lp_symcache_make_dirs(path);
     snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {

@@ -84,6 +84,9 @@ static void test_age_rules(void **state)
     put("notes.txt", 10, now, 900);               /* not ours */
     put("gggg.XYZ.sym", 10, now, 900);            /* not a build id */
     put("hhhh." OTHER ".symx", 10, now, 900);     /* not our suffix */
+    put("93ac61ec5a8eb1396f9fbd350e3169a558528a40.dbg", 70, now, 400); /* any build's */
+    put("9a.dbg", 10, now, 900);                  /* too short for a build-id */
+    put("93ac61ec5a8eb139.dbg.tmp.77", 10, now, 3); /* a dead inflater */
 
     assert_int_equal(lp_cache_prune(dir, SELF, now, 1 << 20, &st), 0);
     assert_true(there("aaaa." SELF ".sym"));
@@ -95,10 +98,13 @@ static void test_age_rules(void **state)
     assert_true(there("notes.txt"));
     assert_true(there("gggg.XYZ.sym"));
     assert_true(there("hhhh." OTHER ".symx"));
-    assert_int_equal(st.removed, 3);
-    assert_int_equal(st.removed_bytes, 200 + 50 + 10);
-    assert_int_equal(st.kept, 2);
-    assert_int_equal(st.kept_bytes, 100 + 300);
+    assert_true(there("93ac61ec5a8eb1396f9fbd350e3169a558528a40.dbg"));
+    assert_true(there("9a.dbg"));
+    assert_false(there("93ac61ec5a8eb139.dbg.tmp.77"));
+    assert_int_equal(st.removed, 4);
+    assert_int_equal(st.removed_bytes, 200 + 50 + 10 + 10);
+    assert_int_equal(st.kept, 3);
+    assert_int_equal(st.kept_bytes, 100 + 300 + 70);
 }
 
 static void test_size_bound_lru(void **state)

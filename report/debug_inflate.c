@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * debug_inflate.c - an uncompressed copy of a separate debug file (see
+ * debug_inflate.h for why and what the copy holds).
+ * Context: COLD. Memory: libc malloc.
+ */
+#include "report/debug_inflate.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/symcache.h"
+
+/* zlib's uncompress(), found at first use: libdw depends on libz, so it
+ * is loaded by the time a debug file is looked for. */
+typedef int (*uncompress_fn)(unsigned char *dst, unsigned long *dstlen,
+                             const unsigned char *src, unsigned long srclen);
+
+static uncompress_fn find_uncompress(void)
+{
+    static uncompress_fn fn;
+    static bool tried;
+    void *h;
+
+    if (tried)
+        return fn;
+    tried = true;
+    h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h == NULL)
+        h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h != NULL)
+        fn = (uncompress_fn)dlsym(h, "uncompress");
+    return fn;
+}
+
+int lp_debug_inflated_path(const unsigned char *id, int idlen, char *path,
+                           size_t n)
+{
+    const char *dir = lp_symcache_where(NULL);
+    size_t at;
+    int i, r;
+
+    if (dir == NULL || id == NULL || idlen < 4 || idlen > 64)
+        return -1;
+    r = snprintf(path, n, "%s/", dir);
+    if (r <= 0 || (size_t)r + 2 * (size_t)idlen + sizeof(".dbg") > n)
+        return -1;
+    at = (size_t)r;
+    for (i = 0; i < idlen; i++) {
+        path[at++] = "0123456789abcdef"[id[i] >> 4];
+        path[at++] = "0123456789abcdef"[id[i] & 15];
+    }
+    memcpy(path + at, ".dbg", sizeof(".dbg"));
+    return 0;
+}
+
+static bool read_at(int fd, void *buf, size_t size, off_t off)
+{
+    size_t got = 0;
+
+    while (got < size) {
+        ssize_t r = pread(fd, (char *)buf + got, size - got, off + (off_t)got);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        got += (size_t)r;
+    }
+    return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t size)
+{
+    size_t put = 0;
+
+    while (put < size) {
+        ssize_t w = write(fd, (const char *)buf + put, size - put);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        put += (size_t)w;
+    }
+    return true;
+}
+
+static bool write_zeros(int fd, size_t n)
+{
+    static const char zeros[64];
+
+    while (n > 0) {
+        size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
+
+        if (!write_all(fd, zeros, k))
+            return false;
+        n -= k;
+    }
+    return true;
+}
+
+/* The original file in memory and what its section headers say. */
+struct src {
+    unsigned char *bytes;
+    size_t size;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh; /* eh.e_shnum entries */
+};
+
+/* Whether the file is a 64-bit little-endian ELF whose section headers
+ * all lie inside it; which of its sections are zlib-compressed, and
+ * how big they inflate (sum in *inflated). A section compressed another
+ * way makes the whole file "leave alone" (false). */
+static bool parse(struct src *s, uint64_t *inflated, unsigned *ncomp)
+{
+    size_t i;
+
+    *inflated = 0;
+    *ncomp = 0;
+    if (s->size < sizeof(Elf64_Ehdr))
+        return false;
+    memcpy(&s->eh, s->bytes, sizeof(s->eh));
+    if (memcmp(s->eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        s->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        s->eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+        s->eh.e_shentsize != sizeof(Elf64_Shdr) || s->eh.e_shnum == 0 ||
+        s->eh.e_shstrndx == SHN_XINDEX ||
+        s->eh.e_shoff > s->size ||
+        (s->size - s->eh.e_shoff) / sizeof(Elf64_Shdr) < s->eh.e_shnum)
+        return false;
+    s->sh = malloc(sizeof(Elf64_Shdr) * s->eh.e_shnum);
+    if (s->sh == NULL)
+        return false;
+    memcpy(s->sh, s->bytes + s->eh.e_shoff, sizeof(Elf64_Shdr) * s->eh.e_shnum);
+    for (i = 0; i < s->eh.e_shnum; i++) {
+        const Elf64_Shdr *h = &s->sh[i];
+        Elf64_Chdr ch;
+
+        if (!(h->sh_flags & SHF_COMPRESSED))
+            continue;
+        if (h->sh_type == SHT_NOBITS || h->sh_offset > s->size ||
+            h->sh_size > s->size - h->sh_offset || h->sh_size < sizeof(ch))
+            return false;
+        memcpy(&ch, s->bytes + h->sh_offset, sizeof(ch));
+        if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > ((uint64_t)1 << 32) ||
+            ch.ch_addralign > 4096)
+            return false;
+        *inflated += ch.ch_size;
+        ++*ncomp;
+    }
+    return true;
+}
+
+static size_t align_up(size_t v, size_t a)
+{
+    return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* Write the copy to out: the original bytes, then each compressed
+ * section inflated, then the new section headers. */
+static bool write_copy(struct src *s, int out, uncompress_fn inflate_fn)
+{
+    size_t end = s->size, i;
+    Elf64_Ehdr eh = s->eh;
+
+    if (!write_all(out, s->bytes, s->size))
+        return false;
+    for (i = 0; i < s->eh.e_shnum; i++) {
+        Elf64_Shdr *h = &s->sh[i];
+        Elf64_Chdr ch;
+        unsigned char *buf;
+        unsigned long len;
+        size_t at;
+        bool ok;
+
+        if (!(h->sh_flags & SHF_COMPRESSED))
+            continue;
+        memcpy(&ch, s->bytes + h->sh_offset, sizeof(ch));
+        buf = malloc(ch.ch_size ? ch.ch_size : 1);
+        if (buf == NULL)
+            return false;
+        len = (unsigned long)ch.ch_size;
+        ok = inflate_fn(buf, &len, s->bytes + h->sh_offset + sizeof(ch),
+                        (unsigned long)(h->sh_size - sizeof(ch))) == 0 &&
+             len == ch.ch_size;
+        at = align_up(end, ch.ch_addralign ? ch.ch_addralign : 1);
+        ok = ok && write_zeros(out, at - end) && write_all(out, buf, len);
+        free(buf);
+        if (!ok)
+            return false;
+        h->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
+        h->sh_offset = at;
+        h->sh_size = ch.ch_size;
+        h->sh_addralign = ch.ch_addralign;
+        end = at + len;
+    }
+    eh.e_shoff = align_up(end, 8);
+    return write_zeros(out, eh.e_shoff - end) &&
+           write_all(out, s->sh, sizeof(Elf64_Shdr) * s->eh.e_shnum) &&
+           pwrite(out, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh);
+}
+
+int lp_debug_inflate(int fd, const char *path, size_t min)
+{
+    struct src s = {0};
+    struct stat st;
+    uint64_t inflated;
+    unsigned ncomp;
+    uncompress_fn inflate_fn;
+    char tmp[4200];
+    int out = -1, ret = -1;
+
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > ((uint64_t)1 << 32))
+        return -1;
+    s.size = (size_t)st.st_size;
+    s.bytes = malloc(s.size);
+    if (s.bytes == NULL || !read_at(fd, s.bytes, s.size, 0) ||
+        !parse(&s, &inflated, &ncomp) || ncomp == 0 ||
+        inflated < min || (inflate_fn = find_uncompress()) == NULL)
+        goto out;
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+        sizeof(tmp))
+        goto out;
+    (void)lp_symcache_make_dirs(path);
+    out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0)
+        goto out;
+    if (!write_copy(&s, out, inflate_fn)) {
+        close(out);
+        unlink(tmp);
+        goto out;
+    }
+    if (close(out) != 0) {
+        unlink(tmp);
+        goto out;
+    }
+    if (rename(tmp, path) != 0) {
+        unlink(tmp);
+        goto out;
+    }
+    ret = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+out:
+    free(s.sh);
+    free(s.bytes);
+    return ret;
+}
+
+int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
+                  Dwarf_Addr base, const char *file_name,
+                  const char *debuglink_file, GElf_Word debuglink_crc,
+                  char **debuginfo_file_name)
+{
+    const unsigned char *id = NULL;
+    GElf_Addr vaddr;
+    char path[4200];
+    int n = dwfl_module_build_id(mod, &id, &vaddr), fd, copy;
+    bool cached = n >= 4 && lp_debug_inflated_path(id, n, path, sizeof(path)) == 0;
+
+    if (cached && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+        char *name = strdup(path);
+
+        if (name != NULL) {
+            *debuginfo_file_name = name;
+            return fd;
+        }
+        close(fd);
+    }
+    fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+                                      debuglink_file, debuglink_crc,
+                                      debuginfo_file_name);
+    /* A separate debug file only (not the object itself). */
+    if (fd < 0 || !cached || *debuginfo_file_name == NULL ||
+        (file_name != NULL && strcmp(*debuginfo_file_name, file_name) == 0))
+        return fd;
+    copy = lp_debug_inflate(fd, path, LP_INFLATE_MIN);
+    if (copy >= 0) {
+        char *name = strdup(path);
+
+        if (name != NULL) {
+            close(fd);
+            free(*debuginfo_file_name);
+            *debuginfo_file_name = name;
+            return copy;
+        }
+        close(copy);
+    }
+    return fd;
+}
