@@ -28,7 +28,6 @@
  * Context: COLD (report time, guard held). Memory: libc malloc; zlib is
  * reached through dlopen (libdw has loaded it by then).
  */
-#include <elfutils/libdwfl.h>
 #include <stddef.h>
 
 #define LP_INFLATE_MIN ((size_t)1 << 20)
@@ -43,13 +42,5 @@ int lp_debug_inflated_path(const unsigned char *id, int idlen, char *path,
  * copy (nothing compressed, or less than min bytes once inflated) or one
  * could not be made. fd is left open and unmoved. */
 int lp_debug_inflate(int fd, const char *path, size_t min);
-
-/* libdwfl's find_debuginfo callback: the inflated copy when there is one;
- * else dwfl_standard_find_debuginfo's answer, replaced by a fresh copy
- * when the debug file it found is worth one. */
-int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
-                  Dwarf_Addr base, const char *file_name,
-                  const char *debuglink_file, GElf_Word debuglink_crc,
-                  char **debuginfo_file_name);
 
 #endif /* LP_REPORT_DEBUG_INFLATE_H */

@@ -21,7 +21,7 @@
  */
 #include "report/symbolize_impl.h"
 
-#include "report/debug_inflate.h"
+#include "report/debug_find.h"
 #include "report/symindex.h"
 
 #include <dlfcn.h>
