@@ -19,7 +19,8 @@
 # (sqlite3 CLI, 40,000 inserts + index), python (PYTHONMALLOC=malloc,
 # json/re/sqlite3/ast), gcc (gcc -O1 -c hello.c, children traced), make
 # (make -j2 of five small C files, children traced), live1m (1,000,000
-# blocks live at exit). Modes: native, default, massif0 (massif=0),
+# blocks live at exit), gcc_cold and make_cold (gcc and make, each run
+# with an empty cache directory: a first run on a fresh machine). Modes: native, default, massif0 (massif=0),
 # fp (unwind=fp), sampled (sample_bytes=524288), shim (tests/bench/shim.c:
 # a preload library that only forwards malloc/free to glibc, the floor of
 # any preloaded hook), heaptrack, lsan (GCC's LeakSanitizer runtime,
@@ -114,15 +115,16 @@ cmd_of() {
     storm2) CMD=("$bindir/bench_malloc" 2 "$OPS") ;;
     sqlite) CMD=(sqlite3 :memory:); IN=$tmp/ins.sql ;;
     python) CMD=(env PYTHONMALLOC=malloc "$PY3" "$tmp/work.py") ;;
-    gcc) CMD=(gcc -O1 -c -o "$tmp/hello.o" "$tmp/hello.c") ;;
-    make) CMD=(make -s -j2 -C "$tmp/proj") ;;
+    gcc | gcc_cold) CMD=(gcc -O1 -c -o "$tmp/hello.o" "$tmp/hello.c") ;;
+    make | make_cold) CMD=(make -s -j2 -C "$tmp/proj") ;;
     live1m) CMD=("$bindir/live_blocks" 1000000) ;;
     esac
 }
 available() { # workload
     case $1 in
     sqlite) command -v sqlite3 >/dev/null ;;
-    gcc | make) command -v gcc >/dev/null && command -v make >/dev/null ;;
+    gcc | make | gcc_cold | make_cold)
+        command -v gcc >/dev/null && command -v make >/dev/null ;;
     *) true ;;
     esac
 }
@@ -146,7 +148,14 @@ run_mode() {
     massif) pre=(valgrind --tool=massif --massif-out-file="$tmp/ms.%p" --trace-children=yes) ;;
     esac
     cmd_of "$w"
-    [ "$w" = make ] && make -s -C "$tmp/proj" clean >/dev/null 2>&1
+    case $w in make | make_cold) make -s -C "$tmp/proj" clean >/dev/null 2>&1 ;; esac
+    # *_cold: every run with an empty cache directory, as a first run on
+    # a fresh machine (CI) meets it; the others keep theirs (warm).
+    local cache=""
+    case $w in *_cold)
+        cache=$(mktemp -d "$tmp/cache.XXXXXX")
+        pre=(env XDG_CACHE_HOME="$cache" "${pre[@]}") ;;
+    esac
     # Wall time from bash's microsecond clock (time's %e has 10 ms steps:
     # the storm runs 20 ms natively); peak RSS from time's %M.
     local t0 t1 rc
@@ -158,6 +167,7 @@ run_mode() {
     # before it); then the status, which the caller compares.
     echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -1 "$tmp/time") $rc"
     rm -f "$tmp"/lp.*.txt "$tmp"/massif.out.* "$tmp"/ht* "$tmp"/ms.* "$tmp"/mc.txt "$tmp"/lsan*
+    [ -n "$cache" ] && rm -rf "$cache"
 }
 # The median of the runs that ended as natively; "fail" if any did not.
 # The fastest run ("fail" as median): on a shared machine interference
@@ -169,7 +179,7 @@ median() { awk '$1 == "fail" {f = 1} $1 != "fail" {print}
     END {if (f) print "fail"}' | sort -n | awk '{a[NR]=$1} END {
     if (NR && a[NR] == "fail") print "fail"; else if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
 
-workloads=${BENCH_ONLY:-storm1 storm2 sqlite python gcc make live1m}
+workloads=${BENCH_ONLY:-storm1 storm2 sqlite python gcc make live1m gcc_cold make_cold}
 modes=${BENCH_MODES:-native default massif0 fp sampled shim heaptrack lsan}
 command -v heaptrack >/dev/null || modes=$(echo "$modes" | sed 's/heaptrack//')
 LSAN_LIB=${LSAN_LIB:-$(ls /usr/lib/*-linux-gnu/liblsan.so.0 2>/dev/null | head -1)}
