@@ -168,12 +168,42 @@ static size_t align_up(size_t v, size_t a)
 
 /* Write the copy to out: the original bytes, then each compressed
  * section inflated, then the new section headers. */
+/* The original's bytes, less the compressed sections' (nothing points at
+ * them in the copy): those ranges are left as holes, so the copy takes
+ * the inflated size on disk, not that plus the compressed one (libc's:
+ * 10 MB, not 14). */
+static bool write_original(const struct src *s, int out)
+{
+    size_t at = 0;
+
+    while (at < s->size) {
+        size_t next = s->size, skip_to = at, i;
+
+        /* The first compressed section starting at or after at. */
+        for (i = 0; i < s->eh.e_shnum; i++) {
+            const Elf64_Shdr *h = &s->sh[i];
+
+            if ((h->sh_flags & SHF_COMPRESSED) && h->sh_offset >= at &&
+                h->sh_offset < next) {
+                next = h->sh_offset;
+                skip_to = h->sh_offset + h->sh_size;
+            }
+        }
+        if (!write_all(out, s->bytes + at, next - at))
+            return false;
+        if (skip_to > next && lseek(out, (off_t)(skip_to - next), SEEK_CUR) < 0)
+            return false;
+        at = skip_to > next ? skip_to : s->size;
+    }
+    return true;
+}
+
 static bool write_copy(struct src *s, int out, uncompress_fn inflate_fn)
 {
     size_t end = s->size, i;
     Elf64_Ehdr eh = s->eh;
 
-    if (!write_all(out, s->bytes, s->size))
+    if (!write_original(s, out))
         return false;
     for (i = 0; i < s->eh.e_shnum; i++) {
         Elf64_Shdr *h = &s->sh[i];
