@@ -64,10 +64,10 @@ if have_valgrind; then
     # Memcheck itself varies here: in some of its runs a stale interior
     # pointer on its own stack makes one of the 5,000 blocks "possibly
     # lost" (4,096 bytes in 1 blocks, a record of its own; seen in 2 of 3
-    # runs on a loaded machine). Ours must equal one of up to five of its
-    # runs.
+    # runs on a loaded machine, in 5 of 5 once while make asan ran beside
+    # it). Ours must equal one of up to ten of its runs.
     same_as_memcheck=1
-    for try in 1 2 3 4 5; do
+    for try in 1 2 3 4 5 6 7 8 9 10; do
         valgrind -q --leak-check=full --num-callers=3 ./slow_app >/dev/null 2>q.mc
         if diff <(rec F) <(rec q.mc) >q.diff; then same_as_memcheck=0; break; fi
     done
