@@ -166,8 +166,6 @@ static size_t align_up(size_t v, size_t a)
     return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Write the copy to out: the original bytes, then each compressed
- * section inflated, then the new section headers. */
 /* The original's bytes, less the compressed sections' (nothing points at
  * them in the copy): those ranges are left as holes, so the copy takes
  * the inflated size on disk, not that plus the compressed one (libc's:
@@ -198,6 +196,8 @@ static bool write_original(const struct src *s, int out)
     return true;
 }
 
+/* Write the copy to out: the original bytes, then each compressed
+ * section inflated, then the new section headers. */
 static bool write_copy(struct src *s, int out, uncompress_fn inflate_fn)
 {
     size_t end = s->size, i;
