@@ -36,6 +36,16 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
+static bool all_hex(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (!isxdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
 /* What a directory entry is to us; for a cache file, *build points at
  * the 12 hex digits of the build that wrote it (NULL: any build's).
  * Names: OBJID.BUILD.sym, OBJID.BUILD.rules, BUILDID.dbg, each followed
@@ -57,11 +67,8 @@ static enum kind classify(const char *name, const char **build)
     }
     if (ends_with(name, n, ".dbg")) {
         /* BUILDID.dbg (debug_inflate.h): of no libleakprof.so build. */
-        if (n < 4 + 8)
+        if (n < 4 + 8 || !all_hex(name, n - 4))
             return NOT_OURS;
-        for (i = 0; i < n - 4; i++)
-            if (!isxdigit((unsigned char)name[i]))
-                return NOT_OURS;
         *build = NULL;
         return temp ? TEMP_FILE : CACHE_FILE;
     }
@@ -71,11 +78,8 @@ static enum kind classify(const char *name, const char **build)
         n -= 6;
     else
         return NOT_OURS;
-    if (n < 14 || name[n - 13] != '.')
+    if (n < 14 || name[n - 13] != '.' || !all_hex(name + n - 12, 12))
         return NOT_OURS;
-    for (i = n - 12; i < n; i++)
-        if (!isxdigit((unsigned char)name[i]))
-            return NOT_OURS;
     *build = name + n - 12;
     return temp ? TEMP_FILE : CACHE_FILE;
 }

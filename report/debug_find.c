@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "report/debug_inflate.h"
+#include "report/symcache.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
 
@@ -28,9 +29,8 @@ static bool exists(const char *a, const char *b, const char *c)
 
 /* A file called name where the default search path looks for the main
  * file spelled file: the file's own directory (unless !own_dir), its
- * .debug subdirectory,
- * and under DEBUG_ROOT the file's directory with its leading components
- * dropped one at a time, down to DEBUG_ROOT itself. */
+ * .debug subdirectory, and under DEBUG_ROOT the file's directory with its
+ * leading components dropped one at a time, down to DEBUG_ROOT itself. */
 static bool in_path(const char *file, const char *name, bool own_dir)
 {
     const char *slash = strrchr(file, '/'), *sub;
@@ -80,13 +80,11 @@ bool lp_debug_local_candidate(const unsigned char *id, int idlen,
 {
     char hex[140], *canon;
     bool found;
-    int i;
 
     if (id != NULL && idlen >= 2 && idlen <= 64) {
         char sub[8];
 
-        for (i = 0; i < idlen; i++)
-            snprintf(hex + 2 * i, 3, "%02x", id[i]);
+        lp_symcache_hex(id, idlen, hex);
         snprintf(sub, sizeof(sub), "/%.2s/", hex); /* .build-id/xx/rest.debug */
         memcpy(hex + 2 * idlen, ".debug", sizeof(".debug"));
         if (exists(DEBUG_ROOT "/.build-id", sub, hex + 2))
@@ -111,6 +109,22 @@ static bool server_configured(void)
     return urls != NULL && urls[0] != '\0';
 }
 
+/* fd (of the file at path) as libdwfl's answer: *name gets a copy of
+ * path. -1 (fd closed) when fd is, or the copy cannot be made. */
+static int answer(int fd, const char *path, char **name)
+{
+    char *dup;
+
+    if (fd < 0)
+        return -1;
+    if ((dup = strdup(path)) == NULL) {
+        close(fd);
+        return -1;
+    }
+    *name = dup;
+    return fd;
+}
+
 int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
                   Dwarf_Addr base, const char *file_name,
                   const char *debuglink_file, GElf_Word debuglink_crc,
@@ -119,7 +133,7 @@ int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
     const unsigned char *id = NULL;
     const char *mainfile = NULL, *debugfile = NULL;
     GElf_Addr vaddr;
-    char path[4200];
+    char path[4200], *found;
     int n, fd, copy;
     bool cached;
 
@@ -135,15 +149,10 @@ int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
     if (n < 0)
         id = NULL;
     cached = id != NULL && lp_debug_inflated_path(id, n, path, sizeof(path)) == 0;
-    if (cached && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-        char *name = strdup(path);
-
-        if (name != NULL) {
-            *debuginfo_file_name = name;
-            return fd;
-        }
-        close(fd);
-    }
+    if (cached &&
+        (fd = answer(open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), path,
+                     debuginfo_file_name)) >= 0)
+        return fd;
     if (!server_configured() &&
         !lp_debug_local_candidate(id, n, file_name, debuglink_file))
         return -1; /* nothing to find here, and no server to ask */
@@ -154,17 +163,12 @@ int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
     if (fd < 0 || !cached || *debuginfo_file_name == NULL ||
         strcmp(*debuginfo_file_name, file_name) == 0)
         return fd;
-    copy = lp_debug_inflate(fd, path, LP_INFLATE_MIN);
-    if (copy >= 0) {
-        char *name = strdup(path);
-
-        if (name != NULL) {
-            close(fd);
-            free(*debuginfo_file_name);
-            *debuginfo_file_name = name;
-            return copy;
-        }
-        close(copy);
-    }
-    return fd;
+    found = *debuginfo_file_name;
+    copy = answer(lp_debug_inflate(fd, path, LP_INFLATE_MIN), path,
+                  debuginfo_file_name);
+    if (copy < 0)
+        return fd;
+    close(fd);
+    free(found); /* the original's name: the copy answers instead */
+    return copy;
 }

@@ -46,53 +46,14 @@ int lp_debug_inflated_path(const unsigned char *id, int idlen, char *path,
                            size_t n)
 {
     const char *dir = lp_symcache_where(NULL);
-    size_t at;
-    int i, r;
+    char hex[130];
+    int r;
 
     if (dir == NULL || id == NULL || idlen < 4 || idlen > 64)
         return -1;
-    r = snprintf(path, n, "%s/", dir);
-    if (r <= 0 || (size_t)r + 2 * (size_t)idlen + sizeof(".dbg") > n)
-        return -1;
-    at = (size_t)r;
-    for (i = 0; i < idlen; i++) {
-        path[at++] = "0123456789abcdef"[id[i] >> 4];
-        path[at++] = "0123456789abcdef"[id[i] & 15];
-    }
-    memcpy(path + at, ".dbg", sizeof(".dbg"));
-    return 0;
-}
-
-static bool read_at(int fd, void *buf, size_t size, off_t off)
-{
-    size_t got = 0;
-
-    while (got < size) {
-        ssize_t r = pread(fd, (char *)buf + got, size - got, off + (off_t)got);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        got += (size_t)r;
-    }
-    return true;
-}
-
-static bool write_all(int fd, const void *buf, size_t size)
-{
-    size_t put = 0;
-
-    while (put < size) {
-        ssize_t w = write(fd, (const char *)buf + put, size - put);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        put += (size_t)w;
-    }
-    return true;
+    lp_symcache_hex(id, idlen, hex);
+    r = snprintf(path, n, "%s/%s.dbg", dir, hex);
+    return r > 0 && (size_t)r < n ? 0 : -1;
 }
 
 static bool write_zeros(int fd, size_t n)
@@ -102,7 +63,7 @@ static bool write_zeros(int fd, size_t n)
     while (n > 0) {
         size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
 
-        if (!write_all(fd, zeros, k))
+        if (!lp_symcache_write_all(fd, zeros, k))
             return false;
         n -= k;
     }
@@ -187,7 +148,7 @@ static bool write_original(const struct src *s, int out)
                 skip_to = h->sh_offset + h->sh_size;
             }
         }
-        if (!write_all(out, s->bytes + at, next - at))
+        if (!lp_symcache_write_all(out, s->bytes + at, next - at))
             return false;
         if (skip_to > next && lseek(out, (off_t)(skip_to - next), SEEK_CUR) < 0)
             return false;
@@ -224,7 +185,8 @@ static bool write_copy(struct src *s, int out, uncompress_fn inflate_fn)
                         (unsigned long)(h->sh_size - sizeof(ch))) == 0 &&
              len == ch.ch_size;
         at = align_up(end, ch.ch_addralign ? ch.ch_addralign : 1);
-        ok = ok && write_zeros(out, at - end) && write_all(out, buf, len);
+        ok = ok && write_zeros(out, at - end) &&
+             lp_symcache_write_all(out, buf, len);
         free(buf);
         if (!ok)
             return false;
@@ -236,7 +198,8 @@ static bool write_copy(struct src *s, int out, uncompress_fn inflate_fn)
     }
     eh.e_shoff = align_up(end, 8);
     return write_zeros(out, eh.e_shoff - end) &&
-           write_all(out, s->sh, sizeof(Elf64_Shdr) * s->eh.e_shnum) &&
+           lp_symcache_write_all(out, s->sh,
+                                 sizeof(Elf64_Shdr) * s->eh.e_shnum) &&
            pwrite(out, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh);
 }
 
@@ -255,7 +218,7 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
         return -1;
     s.size = (size_t)st.st_size;
     s.bytes = malloc(s.size);
-    if (s.bytes == NULL || !read_at(fd, s.bytes, s.size, 0) ||
+    if (s.bytes == NULL || !lp_symcache_read_at(fd, s.bytes, s.size, 0) ||
         !parse(&s, &inflated, &ncomp) || ncomp == 0 ||
         inflated < min || (inflate_fn = find_uncompress()) == NULL)
         goto out;

@@ -137,22 +137,29 @@ int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out)
  * tool), as hex: a cache file is only valid for the symbolizer that
  * wrote it. Through _dl_find_object, not dl_iterate_phdr: the preload
  * asks at start, inside the first malloc, and must take no loader lock. */
+void lp_symcache_hex(const unsigned char *id, int n, char *out)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        out[2 * i] = "0123456789abcdef"[id[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[id[i] & 15];
+    }
+    out[2 * (n > 0 ? n : 0)] = '\0';
+}
+
 static bool find_self_id(char *hex)
 {
     struct dl_find_object fo;
     unsigned char id[64];
-    int i, n;
+    int n;
 
     if (_dl_find_object((void *)(uintptr_t)&find_self_id, &fo) != 0 ||
         fo.dlfo_link_map == NULL)
         return false;
     n = lp_elf_build_id_at((uintptr_t)fo.dlfo_map_start,
                            (uintptr_t)fo.dlfo_link_map->l_addr, id);
-    for (i = 0; i < n; i++) {
-        hex[2 * i] = "0123456789abcdef"[id[i] >> 4];
-        hex[2 * i + 1] = "0123456789abcdef"[id[i] & 15];
-    }
-    hex[2 * n] = '\0';
+    lp_symcache_hex(id, n, hex);
     return n > 0;
 }
 
@@ -184,12 +191,11 @@ int lp_symcache_locate(const unsigned char *id, int idlen, char *path,
     char hex[256], dbg[600];
     const char *dir = lp_symcache_where(NULL);
     struct stat st;
-    int i, r;
+    int r;
 
     if (id == NULL || idlen < 4 || idlen > 64 || dir == NULL)
         return -1;
-    for (i = 0; i < idlen; i++)
-        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    lp_symcache_hex(id, idlen, hex);
     /* One file per object and per libleakprof.so build: two builds used
      * side by side (a bench against an older one, two checkouts) would
      * otherwise throw each other's files away at every run, since a file
@@ -215,18 +221,34 @@ static size_t pad8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-static bool read_all(int fd, char *buf, size_t size)
+bool lp_symcache_read_at(int fd, void *buf, size_t size, off_t off)
 {
     size_t got = 0;
 
     while (got < size) {
-        ssize_t n = read(fd, buf + got, size - got);
+        ssize_t n = pread(fd, (char *)buf + got, size - got, off + (off_t)got);
 
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return false;
         got += (size_t)n;
+    }
+    return true;
+}
+
+bool lp_symcache_write_all(int fd, const void *buf, size_t size)
+{
+    size_t put = 0;
+
+    while (put < size) {
+        ssize_t n = write(fd, (const char *)buf + put, size - put);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        put += (size_t)n;
     }
     return true;
 }
@@ -286,7 +308,7 @@ struct lp_symcache *lp_symcache_open(const char *path, const char *state)
         (uint64_t)st.st_size > SYMCACHE_MAX_BYTES ||
         /* malloc's 16-byte alignment is the index's 8 */
         (c->buf = malloc((size_t)st.st_size + 1)) == NULL ||
-        !read_all(fd, c->buf, (size_t)st.st_size) ||
+        !lp_symcache_read_at(fd, c->buf, (size_t)st.st_size, 0) ||
         !layout(c, (size_t)st.st_size, state)) {
         close(fd);
         lp_symcache_close(c);

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "report/symbolize.h"
 
@@ -48,9 +49,18 @@ int lp_symcache_build_id(const struct dl_phdr_info *info, unsigned char *out);
  * digits of this build's id, as file names carry them. Found once. */
 const char *lp_symcache_where(const char **self_id);
 
+/* A build-id as lower-case hex, NUL-terminated (out: 2n + 1 bytes). */
+void lp_symcache_hex(const unsigned char *id, int n, char *out);
+
 /* Create the directory that will hold path and the one above it (~/.cache
  * may not exist yet), both private; 0, or -1 with errno. */
 int lp_symcache_make_dirs(const char *path);
+
+/* The cache writers' and readers' I/O: all of size bytes at off (pread),
+ * or written at the file offset, retrying short and interrupted calls;
+ * false on an error or end of file. */
+bool lp_symcache_read_at(int fd, void *buf, size_t size, off_t off);
+bool lp_symcache_write_all(int fd, const void *buf, size_t size);
 
 /* The cache file of an object with this build-id and the state of its
  * debug file, into path/state. Returns 0, or -1 when there is no cache

@@ -37,21 +37,6 @@ static int rec_order(const void *a, const void *b)
     return (x->off > y->off) - (x->off < y->off);
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-
-        if (w <= 0)
-            return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
 {
     bool wrote = false;
@@ -105,8 +90,9 @@ static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
     snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {
-        bool ok = write_all(fd, LP_RULES_MAGIC, LP_RULES_MAGIC_LEN) &&
-                  write_all(fd, &cnt, 8) && write_all(fd, all, n * sizeof(*all));
+        bool ok = lp_symcache_write_all(fd, LP_RULES_MAGIC, LP_RULES_MAGIC_LEN) &&
+                  lp_symcache_write_all(fd, &cnt, 8) &&
+                  lp_symcache_write_all(fd, all, n * sizeof(*all));
 
         if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
             unlink(tmp);
