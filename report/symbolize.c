@@ -534,7 +534,7 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
     mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod == NULL)
         return NULL;
-    name = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+    name = addr_symbol(sym, mod, addr, &off, &esym);
     if (name == NULL || name[0] == '\0' || esym.st_size == 0 ||
         off >= esym.st_size)
         return NULL;

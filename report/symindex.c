@@ -20,13 +20,14 @@ struct sym_rec {
     const char *name;
     unsigned char info; /* st_info */
     int idx;            /* symbol table index: libdwfl's search order */
-    int last_sizeless;  /* last sizeless rec at or before i, or -1 */
+    GElf_Word shndx;    /* its section (SHN_XINDEX resolved) */
 };
 
 struct lp_symindex {
     struct sym_rec *recs; /* sorted by value */
     size_t nrecs;
     int first_global;
+    unsigned long fallbacks; /* lookups answered by libdwfl */
 };
 
 static int cmp_rec(const void *a, const void *b)
@@ -110,10 +111,13 @@ struct lp_symindex *lp_symindex_new(Dwfl_Module *mod)
         free(m);
         return NULL;
     }
-    for (i = 0; i < n; i++) {
+    /* From 1: neither of libdwfl's passes looks at entry 0. */
+    for (i = 1; i < n; i++) {
         GElf_Sym es;
         GElf_Addr value;
-        const char *nm = dwfl_module_getsym_info(mod, i, &es, &value, NULL, NULL, NULL);
+        GElf_Word shndx = SHN_UNDEF;
+        const char *nm = dwfl_module_getsym_info(mod, i, &es, &value, &shndx,
+                                                 NULL, NULL);
         int type = GELF_ST_TYPE(es.st_info);
 
         if (nm == NULL || nm[0] == '\0' || es.st_shndx == SHN_UNDEF)
@@ -126,6 +130,7 @@ struct lp_symindex *lp_symindex_new(Dwfl_Module *mod)
             r->name = nm;
             r->info = es.st_info;
             r->idx = i;
+            r->shndx = shndx;
         }
     }
     if (m->nrecs > 0)
@@ -135,9 +140,13 @@ struct lp_symindex *lp_symindex_new(Dwfl_Module *mod)
         GElf_Addr end = r->value + r->size;
 
         r->max_end = k > 0 && m->recs[k - 1].max_end > end ? m->recs[k - 1].max_end : end;
-        r->last_sizeless = r->size == 0 ? (int)k : k > 0 ? m->recs[k - 1].last_sizeless : -1;
     }
     return m;
+}
+
+unsigned long lp_symindex_fallbacks(const struct lp_symindex *ix)
+{
+    return ix != NULL ? ix->fallbacks : 0;
 }
 
 const char *lp_symindex_alias(const struct lp_symindex *m, GElf_Addr value,
@@ -204,14 +213,71 @@ static bool rec_better(const struct sym_rec *c, const struct sym_rec *r)
 #define SYM_MAX_CONTAINING 32
 #define SYM_MAX_WALK 256
 
+/* The question to libdwfl itself, counted. */
+static const char *by_libdwfl(struct lp_symindex *m, Dwfl_Module *mod,
+                              GElf_Addr addr, GElf_Off *off, GElf_Sym *es)
+{
+    if (m != NULL)
+        m->fallbacks++;
+    return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+}
+
+/* The section libdwfl finds a at (NULL: none), by its own search. */
+static Elf_Scn *section_at(Dwfl_Module *mod, GElf_Addr a)
+{
+    Dwarf_Addr rel = a, bias;
+
+    return dwfl_module_address_section(mod, &rel, &bias);
+}
+
+/*
+ * libdwfl's answer for an address no sized symbol contains, top being
+ * the last record at or below it. libdwfl then falls back to a sizeless
+ * symbol (an assembler label) of addr's section, one it met at or past
+ * the end of every symbol it had seen below addr, and keeps it only if
+ * it still lies at or past all of them once both passes are done. So
+ * the label must sit at exactly M, the highest end of any symbol at or
+ * below addr (recs[top].max_end): the records at M are the index's
+ * topmost, and all sizeless. Among them its passes keep the last one
+ * met: the highest-numbered local when the locals were searched (after
+ * the globals), else the highest-numbered global. NULL when there is
+ * none, or when M is in another section than addr.
+ */
+static const struct sym_rec *label_at_end(const struct lp_symindex *m,
+                                          Dwfl_Module *mod, size_t top,
+                                          GElf_Addr addr)
+{
+    GElf_Addr at = m->recs[top].max_end;
+    const struct sym_rec *local = NULL, *global = NULL;
+    bool two_passes = m->first_global > 1;
+    size_t j;
+
+    if (m->recs[top].value != at || section_at(mod, at) != section_at(mod, addr))
+        return NULL;
+    for (j = top + 1; j-- > 0 && m->recs[j].value == at;) {
+        const struct sym_rec *r = &m->recs[j];
+
+        if (r->shndx >= SHN_LORESERVE) /* SHN_ABS...: only at addr itself */
+            continue;
+        if (two_passes && r->idx < m->first_global) {
+            if (local == NULL || r->idx > local->idx)
+                local = r;
+        } else if (global == NULL || r->idx > global->idx) {
+            global = r;
+        }
+    }
+    return local != NULL ? local : global;
+}
+
 /*
  * dwfl_module_addrinfo's answer (the name, st_info, st_size, offset) from
  * the sorted index. libdwfl searches the globals first, then (only when
  * no sized global contains addr) the locals, keeping the sized symbol
  * containing addr that starts closest (binding, then size, break ties);
  * only with no such symbol does it fall back to a sizeless label in the
- * same section. The sized case is answered here exactly; so is "no
- * symbol at all"; the rare label case goes to libdwfl.
+ * same section (label_at_end). All of that is answered here; a label at
+ * exactly addr, and addresses inside more symbols than the index looks
+ * through, go to libdwfl.
  */
 const char *lp_symindex_lookup(struct lp_symindex *m, Dwfl_Module *mod,
                                GElf_Addr addr, GElf_Off *off, GElf_Sym *es)
@@ -221,7 +287,7 @@ const char *lp_symindex_lookup(struct lp_symindex *m, Dwfl_Module *mod,
     int pass;
 
     if (m == NULL || m->recs == NULL)
-        return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+        return by_libdwfl(m, mod, addr, off, es);
     hi = m->nrecs;
     while (lo < hi) { /* first rec with value > addr */
         size_t mid = lo + (hi - lo) / 2;
@@ -237,13 +303,13 @@ const char *lp_symindex_lookup(struct lp_symindex *m, Dwfl_Module *mod,
         const struct sym_rec *r = &m->recs[j];
 
         if (++steps > SYM_MAX_WALK || nin == SYM_MAX_CONTAINING)
-            return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+            return by_libdwfl(m, mod, addr, off, es);
         if (r->size != 0 && addr - r->value < r->size)
             in[nin++] = r;
     }
     for (j = lo; j-- > 0 && m->recs[j].value == addr;)
         if (m->recs[j].size == 0) /* an exact label: libdwfl's own rules */
-            return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
+            return by_libdwfl(m, mod, addr, off, es);
     /* Replay libdwfl's loop over the containing symbols, in its order:
      * globals, then (when none was taken) locals, each by index. */
     for (pass = 0; pass < 2 && best == NULL; pass++) {
@@ -265,13 +331,9 @@ const char *lp_symindex_lookup(struct lp_symindex *m, Dwfl_Module *mod,
         }
     }
     if (best == NULL) {
-        int ls = m->recs[lo - 1].last_sizeless;
-
-        /* No sized symbol contains addr: a label is taken only when it
-         * lies at or past the end of every symbol below addr. */
-        if (ls < 0 || m->recs[ls].value < m->recs[lo - 1].max_end)
+        best = label_at_end(m, mod, lo - 1, addr);
+        if (best == NULL)
             return NULL;
-        return dwfl_module_addrinfo(mod, addr, off, es, NULL, NULL, NULL);
     }
     memset(es, 0, sizeof(*es));
     es->st_info = best->info;

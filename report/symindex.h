@@ -6,7 +6,8 @@
  * address -> symbol lookup is a binary search with libdwfl's own answer
  * (dwfl_module_addrinfo: the sized symbol containing the address that
  * starts closest, globals before locals, binding then size breaking
- * ties; the rare sizeless-label case is passed to libdwfl itself).
+ * ties; with none, the sizeless label libdwfl falls back to; a label at
+ * exactly the address is passed to libdwfl itself).
  * Also: compile units by address. Private to report/symbolize.c.
  * Context: COLD. Memory: libc malloc.
  */
@@ -35,6 +36,9 @@ void lp_symindex_free(struct lp_symindex *ix);
  * st_value only. */
 const char *lp_symindex_lookup(struct lp_symindex *ix, Dwfl_Module *mod,
                                GElf_Addr addr, GElf_Off *off, GElf_Sym *es);
+/* How many of ix's lookups were passed to libdwfl (a linear search over
+ * the whole table each: 2 ms in libLLVM). */
+unsigned long lp_symindex_fallbacks(const struct lp_symindex *ix);
 
 /*
  * Compile units by address from the CUs' own DW_AT_low_pc/high_pc and

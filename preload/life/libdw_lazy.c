@@ -76,6 +76,8 @@
       (Dwfl_Module * m, Dwarf_Die *last, Dwarf_Addr *bias), \
       (m, last, bias), NULL) \
     X(Dwfl_Module *, dwfl_addrmodule, (Dwfl * d, Dwarf_Addr a), (d, a), NULL) \
+    X(Elf_Scn *, dwfl_module_address_section, \
+      (Dwfl_Module * m, Dwarf_Addr *a, Dwarf_Addr *bias), (m, a, bias), NULL) \
     X(Dwfl *, dwfl_begin, (const Dwfl_Callbacks *cb), (cb), NULL) \
     X(const char *, dwfl_lineinfo, \
       (Dwfl_Line * l, Dwarf_Addr *a, int *line, int *col, Dwarf_Word *mtime, \
