@@ -55,6 +55,11 @@ struct range {
 
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 static char self_path[4096]; /* libleakprof.so, found once */
+/* Its whole mapped range: the file-backed segments and the anonymous
+ * pages of its .bss after them, which /proc/self/maps shows without a
+ * path (the unwinder's memos are there, with rbp values copied off the
+ * program's stack: stale pointers the program itself no longer holds). */
+static uintptr_t self_lo, self_hi;
 
 /* --- /proc/self/maps ------------------------------------------------------ */
 
@@ -460,6 +465,8 @@ static void collect_roots(struct roots *r, const struct pmap *info,
     for (i = 0; i < nown; i++)
         exclude(r, (uintptr_t)own[i].p, (uintptr_t)own[i].p + own[i].len);
     lp_arena_for_each_range(exclude_arena, r);
+    if (self_hi > self_lo)
+        exclude(r, self_lo, self_hi);
     lp_threads_for_each(thread_roots, r);
     exclude_malloc_state(r, info);
 
@@ -546,8 +553,13 @@ static void scan_minus_excluded(struct lp_scan_core *c, const struct roots *r,
 
 static void find_self_path(void)
 {
+    struct dl_find_object obj;
     Dl_info di;
 
+    if (self_hi == 0 && _dl_find_object((void *)(uintptr_t)lp_scan_run, &obj) == 0) {
+        self_lo = (uintptr_t)obj.dlfo_map_start;
+        self_hi = (uintptr_t)obj.dlfo_map_end;
+    }
     if (self_path[0])
         return;
     if (dladdr((void *)lp_scan_run, &di) && di.dli_fname &&

@@ -124,6 +124,9 @@ reach() {
 reach reach_globals whole
 reach reach_stack whole
 reach reach_dead_frame whole
+# Our own .bss (the unwinder's memos hold rbp values copied off the
+# program's stack) is no root, though /proc/self/maps shows it unnamed.
+reach reach_stale_rbp whole
 reach reach_self whole
 reach reach_cycles whole
 reach reach_unaligned whole
