@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
+#include "preload/life/child_env.h"
 #include "preload/life/config.h"
 #include "preload/hot/freed.h"
 #include "preload/hot/guard.h"
@@ -73,7 +74,7 @@ bool lp_init_slow(void)
         lp_store_release(&lp_init_state, 2);
         return true;
     }
-    lp_config_parse(&lp_config, getenv("LEAKPROF_OPTIONS"), true);
+    lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);
     lp_sample_init();

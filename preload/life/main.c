@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/life/child_env.h"
 #include "preload/life/command.h"
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
@@ -29,51 +30,6 @@
 #include "preload/life/snapshot_signal.h"
 #include "preload/hot/track.h"
 #include "preload/hot/stack_walk.h"
-
-/* trace_children=no: programs this one execs must not load us again. */
-static void drop_from_ld_preload(void)
-{
-    const char *v = getenv("LD_PRELOAD");
-    char buf[4096], out[4096];
-    char *tok, *save = NULL;
-    size_t o = 0;
-
-    if (!v || strlen(v) >= sizeof(buf))
-        return;
-    strcpy(buf, v);
-    out[0] = 0;
-    for (tok = strtok_r(buf, ": ", &save); tok; tok = strtok_r(NULL, ": ", &save)) {
-        const char *base = strrchr(tok, '/');
-
-        if (strcmp(base ? base + 1 : tok, "libleakprof.so") == 0)
-            continue;
-        o += snprintf(out + o, sizeof(out) - o, "%s%s", o ? ":" : "", tok);
-    }
-    if (o)
-        setenv("LD_PRELOAD", out, 1);
-    else
-        unsetenv("LD_PRELOAD");
-}
-
-/*
- * trace_children=yes: mark the environment, so that the programs this one
- * execs know they are not the first process (their Command: line shows
- * the exec'd path, log= without %p is appended to, trace_children_skip
- * applies to them).
- */
-static void mark_exec_children(void)
-{
-    const char *v = getenv("LEAKPROF_OPTIONS");
-    char buf[4096];
-    int n;
-
-    if (lp_config.exec_child)
-        return;
-    n = snprintf(buf, sizeof(buf), "%s%sexec_child=yes", v ? v : "",
-                 v && *v ? ":" : "");
-    if (n > 0 && (size_t)n < sizeof(buf))
-        setenv("LEAKPROF_OPTIONS", buf, 1);
-}
 
 /* trace_children_skip: is this exec'd program one to leave alone? Its
  * path is the one it was exec'd with, as Valgrind matches it. */
@@ -96,16 +52,16 @@ __attribute__((constructor(101))) static void leakprof_init(void)
         /* Run as if we were not loaded, and so do its own children. */
         lp_store_release(&lp_state, LP_STATE_DONE);
         lp_guard_held = true;
-        drop_from_ld_preload();
+        lp_child_env_untraced();
         lp_guard_held = false;
         return;
     }
     lp_command_capture(lp_config.exec_child);
     lp_guard_held = true;
     if (!lp_config.trace_children)
-        drop_from_ld_preload();
-    else
-        mark_exec_children();
+        lp_child_env_untraced();
+    else if (!lp_config.exec_child)
+        lp_child_env_mark_exec_child();
     lp_guard_held = false;
     lp_leakcheck_log_begin();
     lp_fork_init();

@@ -52,3 +52,32 @@ if have_valgrind; then
         check "trace-children=$mode: same leaks per process as Valgrind" diff <(leaks lp.*) <(leaks vg.*)
     done
 fi
+
+# The same tree run by a bash script. bash defines its own setenv and
+# unsetenv (they bind shell variables): called before bash's main, as
+# from our constructor, they change nothing. With them, LD_PRELOAD stayed
+# in the environment bash exports, and every program a script ran was
+# profiled with trace_children=no; with yes, the exec'd programs were not
+# told they were not the first, and each truncated the shared log.
+bash -c './fork_exec; true' >bash_native.out 2>/dev/null; bash_rc=$?
+for mode in no yes; do
+    echo "junk from an earlier run" >"bash_$mode.log"
+    "$LP" --massif=0 --trace-children=$mode --log-file="bash_$mode.log" \
+        bash -c './fork_exec; true' >"bash_$mode.out" 2>"bash_$mode.err"; rc=$?
+    check "bash, trace-children=$mode: same stdout as native" cmp -s bash_native.out "bash_$mode.out"
+    check "bash, trace-children=$mode: same exit status as native" [ "$rc" = "$bash_rc" ]
+    check "bash, trace-children=$mode: log truncated once" sh -c "! grep -q junk 'bash_$mode.log'"
+done
+check "bash, trace-children=no: bash's report only" [ "$(reports bash_no.log)" = 1 ]
+check "bash, trace-children=no: the programs it ran not profiled" sh -c "! grep -q 'Command: \./fork_exec' bash_no.log"
+check "bash, trace-children=yes: bash's report and the tree's three" [ "$(reports bash_yes.log)" = 4 ]
+check "bash, trace-children=yes: the exec'd program's 333 bytes" has bash_yes.log 333 1
+if have_valgrind; then
+    for mode in no yes; do
+        rm -f vg.* lp.*
+        valgrind --trace-children=$mode --log-file=vg.%p bash -c './fork_exec; true' >/dev/null 2>&1
+        "$LP" --massif=0 --trace-children=$mode --log-file=lp.%p bash -c './fork_exec; true' >/dev/null 2>&1
+        check "bash, trace-children=$mode: as many reports as Valgrind" [ "$(cat lp.* | grep -c 'HEAP SUMMARY')" = "$(cat vg.* | grep -c 'HEAP SUMMARY')" ]
+        check "bash, trace-children=$mode: same leaks per process as Valgrind" diff <(leaks lp.*) <(leaks vg.*)
+    done
+fi

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * child_env.c - what exec'd programs inherit: LD_PRELOAD without us
+ * (trace_children=no), LEAKPROF_OPTIONS marked (trace_children=yes).
+ *
+ * Why environ is edited here rather than through setenv/unsetenv: those
+ * are the program's to define, and bash does (lib/sh/getenv.c: they
+ * bind and unbind shell variables). Called from our constructor, before
+ * bash's main has made its variable table, bash's unsetenv did nothing:
+ * LD_PRELOAD stayed in environ, bash imported it, exported it, and every
+ * program a bash script ran was profiled with trace_children=no - env,
+ * grep, tr, cat each wrote a report. So the array is edited in place, as
+ * glibc's own unsetenv does: main receives environ after the
+ * constructors ran, and bash builds its table from that. A replaced
+ * value lives in static storage (environ's strings must outlive us).
+ * Context: BOOT, single-threaded; the guard is held (no allocation of
+ * ours is tracked).
+ */
+#include "preload/life/child_env.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+extern char **environ;
+
+#define ENV_MAX 4096
+
+/* The entry "name=..." of environ, or NULL. */
+static char **find(const char *name)
+{
+    size_t len = strlen(name);
+    char **e;
+
+    for (e = environ; e != NULL && *e != NULL; e++)
+        if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+            return e;
+    return NULL;
+}
+
+const char *lp_env_get(const char *name)
+{
+    char **e = find(name);
+
+    return e ? *e + strlen(name) + 1 : NULL;
+}
+
+/* Remove every "name=..." entry, moving the later ones up. */
+static void env_remove(const char *name)
+{
+    char **e;
+
+    while ((e = find(name)) != NULL)
+        do
+            e[0] = e[1];
+        while (*e++ != NULL);
+}
+
+/* Set name to the string line ("name=value", static storage): in place
+ * of its entry, or appended to a copy of the array (mapped: never
+ * freed, as glibc never frees the arrays setenv makes). */
+static void env_put(const char *name, char *line)
+{
+    char **e = find(name), **fresh;
+    size_t n = 0;
+
+    if (e != NULL) {
+        *e = line;
+        return;
+    }
+    while (environ != NULL && environ[n] != NULL)
+        n++;
+    fresh = mmap(NULL, (n + 2) * sizeof(*fresh), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fresh == MAP_FAILED)
+        return;
+    if (n > 0)
+        memcpy(fresh, environ, n * sizeof(*fresh));
+    fresh[n] = line;
+    fresh[n + 1] = NULL;
+    environ = fresh;
+}
+
+void lp_child_env_untraced(void)
+{
+    static char line[sizeof("LD_PRELOAD=") + ENV_MAX];
+    const char *v = lp_env_get("LD_PRELOAD");
+    char buf[ENV_MAX];
+    char *tok, *save = NULL;
+    size_t o = 0;
+
+    if (!v || strlen(v) >= sizeof(buf))
+        return;
+    strcpy(buf, v);
+    o = (size_t)snprintf(line, sizeof(line), "LD_PRELOAD=");
+    for (tok = strtok_r(buf, ": ", &save); tok; tok = strtok_r(NULL, ": ", &save)) {
+        const char *base = strrchr(tok, '/');
+        bool first = line[o - 1] == '=';
+
+        if (strcmp(base ? base + 1 : tok, "libleakprof.so") == 0)
+            continue;
+        o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s",
+                              first ? "" : ":", tok);
+    }
+    if (line[o - 1] != '=')
+        env_put("LD_PRELOAD", line);
+    else
+        env_remove("LD_PRELOAD");
+}
+
+void lp_child_env_mark_exec_child(void)
+{
+    static char line[sizeof("LEAKPROF_OPTIONS=") + ENV_MAX];
+    const char *v = lp_env_get("LEAKPROF_OPTIONS");
+    int n = snprintf(line, sizeof(line), "LEAKPROF_OPTIONS=%s%sexec_child=yes",
+                     v ? v : "", v && *v ? ":" : "");
+
+    if (n > 0 && (size_t)n < sizeof(line))
+        env_put("LEAKPROF_OPTIONS", line);
+}
