@@ -456,11 +456,16 @@ uint64_t lp_cfi_rule(uintptr_t ra)
     uint64_t len, rule;
     int32_t cie_ptr;
 
-    if (_dl_find_object((void *)pc, &obj) != 0 || obj.dlfo_eh_frame == NULL)
+    /* No object (JIT code), or no FDE covering pc in its table (V8's
+     * embedded builtins in node): what libunwind calls no information,
+     * and answers with its frame-pointer guess. */
+    if (_dl_find_object((void *)pc, &obj) != 0)
+        return LP_RULE_GUESS_FP;
+    if (obj.dlfo_eh_frame == NULL)
         return LP_RULE_FALLBACK;
     fde = find_fde(obj.dlfo_eh_frame, pc);
     if (fde == NULL)
-        return LP_RULE_FALLBACK;
+        return LP_RULE_GUESS_FP;
     r.p = fde;
     r.end = fde + 8;
     r.bad = false;
@@ -473,8 +478,10 @@ uint64_t lp_cfi_rule(uintptr_t ra)
         return LP_RULE_FALLBACK;
     start = rd_ptr(&r, c.fde_enc, 0);
     range = rd_format(&r, c.fde_enc & 0x0f);
-    if (r.bad || pc < start || pc - start >= range)
+    if (r.bad)
         return LP_RULE_FALLBACK;
+    if (pc < start || pc - start >= range)
+        return LP_RULE_GUESS_FP; /* the nearest FDE ends before pc */
     if (c.has_z)
         r.p += rd_uleb(&r);
     memset(&s, 0, sizeof(s));

@@ -40,6 +40,8 @@
 #include "preload/life/config.h"
 
 #define MAIN_STACK_MAX ((uintptr_t)1 << 30)
+/* libunwind's bound on a guessed frame pointer above the frame's rsp. */
+#define GUESS_RBP_MAX 0x4000
 
 static uint64_t fallbacks; /* captures handed to libunwind */
 
@@ -429,7 +431,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
     }
     while (n < max) {
         uint64_t rule;
-        uintptr_t cfa;
+        uintptr_t cfa, nbp;
 
         buf[n++] = (void *)pc;
         if (n == max) {
@@ -519,7 +521,25 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
         if (LP_UNLIKELY(LP_RULE_KIND(rule) != LP_RULE_FRAME)) {
             if (LP_RULE_KIND(rule) == LP_RULE_LAST)
                 break;
-            goto fallback;
+            if (!(rule & LP_RULE_NO_INFO))
+                goto fallback;
+            /* Code no object holds (JIT): libunwind's frame-chain guess
+             * (cfi.h), which ends the walk where it cannot be made. */
+            if (!bpk || bp == 0 || bp < sp || bp - sp > GUESS_RBP_MAX ||
+                !STACK_WORD(bp, lo, hi, nbp))
+                break;
+            cfa = bp + 16;
+            if (!STACK_WORD(cfa - 8, lo, hi, pc))
+                break;
+            bp = nbp;
+            bpk = MEMO_BPK;
+            sp = cfa;
+            if (pc < 0x4000) {
+                fin_at = sp - 8;
+                fin_val = pc;
+                break;
+            }
+            continue;
         }
         if (rule & LP_RULE_CFA_RBP) {
             if (!bpk)
