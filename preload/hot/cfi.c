@@ -460,7 +460,7 @@ uint64_t lp_cfi_rule(uintptr_t ra)
      * embedded builtins in node): what libunwind calls no information,
      * and answers with its frame-pointer guess. */
     if (_dl_find_object((void *)pc, &obj) != 0)
-        return LP_RULE_GUESS_FP;
+        return LP_RULE_GUESS_FP | LP_RULE_NO_OBJECT;
     if (obj.dlfo_eh_frame == NULL)
         return LP_RULE_FALLBACK;
     fde = find_fde(obj.dlfo_eh_frame, pc);

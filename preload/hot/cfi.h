@@ -45,11 +45,13 @@ enum lp_rule_kind {
  * CFA - 8 and rbp saved at CFA - 16; otherwise the walk ends there. The
  * walker makes the same guess itself (stack_walk.c). The rule carries the
  * guessed shape (CFA_RBP, RBP_SAVED, the offsets) for the memos' replays,
- * which must compare the saved rbp. Cached only inside an object: code
- * may be mapped at an address no object holds later. A return address
+ * which must compare the saved rbp; once the guess holds, the walker
+ * follows that shape as an ordinary frame. Not cached when no object
+ * holds the address (LP_RULE_NO_OBJECT): code may be mapped there later. A return address
  * into a signal trampoline without an FDE, which libunwind would know by
  * its code bytes, is not told apart (reading them could fault). */
 #define LP_RULE_NO_INFO ((uint64_t)1 << 5)
+#define LP_RULE_NO_OBJECT ((uint64_t)1 << 6) /* with NO_INFO: JIT code */
 #define LP_RULE_GUESS_FP \
     ((uint64_t)LP_RULE_FALLBACK | LP_RULE_NO_INFO | LP_RULE_CFA_RBP | \
      LP_RULE_RBP_SAVED | (uint64_t)(uint16_t)-16 << 16 | (uint64_t)16 << 32)

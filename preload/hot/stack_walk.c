@@ -431,7 +431,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
     }
     while (n < max) {
         uint64_t rule;
-        uintptr_t cfa, nbp;
+        uintptr_t cfa;
 
         buf[n++] = (void *)pc;
         if (n == max) {
@@ -523,23 +523,14 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                 break;
             if (!(rule & LP_RULE_NO_INFO))
                 goto fallback;
-            /* Code no object holds (JIT): libunwind's frame-chain guess
-             * (cfi.h), which ends the walk where it cannot be made. */
+            /* Code no FDE covers (JIT, V8's builtins): libunwind's
+             * frame-chain guess (cfi.h). Where it cannot be made (both
+             * words it reads, [rbp] and [rbp + 8], must lie in the stack
+             * too) the walk ends, as libunwind's does; where it can, the
+             * rule already has the frame-pointer shape: step by it. */
             if (!bpk || bp == 0 || bp < sp || bp - sp > GUESS_RBP_MAX ||
-                !STACK_WORD(bp, lo, hi, nbp))
+                (bp & 7) || bp + 16 > hi)
                 break;
-            cfa = bp + 16;
-            if (!STACK_WORD(cfa - 8, lo, hi, pc))
-                break;
-            bp = nbp;
-            bpk = MEMO_BPK;
-            sp = cfa;
-            if (pc < 0x4000) {
-                fin_at = sp - 8;
-                fin_val = pc;
-                break;
-            }
-            continue;
         }
         if (rule & LP_RULE_CFA_RBP) {
             if (!bpk)

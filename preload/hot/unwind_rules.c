@@ -102,13 +102,8 @@ LP_COLD uint64_t lp_rule_miss(uint64_t ra)
     /* What an earlier process of this object computed, else the CFI. */
     if (!lp_rules_file_find(ra, &rule))
         rule = lp_cfi_rule(ra);
-    if (rule & LP_RULE_NO_INFO) {
-        struct dl_find_object obj;
-
-        /* In no object now (JIT code): one may be mapped there later. */
-        if (_dl_find_object((void *)(uintptr_t)(ra - 1), &obj) != 0)
-            return rule;
-    }
+    if (rule & LP_RULE_NO_OBJECT)
+        return rule; /* JIT code: an object may be mapped there later */
 
     if (t == NULL) {
         struct lp_rules *fresh = rules_new(FIRST_BITS), *expect = NULL;

@@ -54,11 +54,11 @@ struct range {
 };
 
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
-static char self_path[4096]; /* libleakprof.so, found once */
-/* Its whole mapped range: the file-backed segments and the anonymous
- * pages of its .bss after them, which /proc/self/maps shows without a
- * path (the unwinder's memos are there, with rbp values copied off the
- * program's stack: stale pointers the program itself no longer holds). */
+/* libleakprof.so's whole mapped range, found once: the file-backed
+ * segments and the anonymous pages of its .bss after them, which
+ * /proc/self/maps shows without a path (the unwinder's memos are there,
+ * with rbp values copied off the program's stack: stale pointers the
+ * program itself no longer holds). An exclusion by path missed them. */
 static uintptr_t self_lo, self_hi;
 
 /* --- /proc/self/maps ------------------------------------------------------ */
@@ -488,10 +488,6 @@ static void collect_roots(struct roots *r, const struct pmap *info,
             exclude(r, m->lo, m->hi); /* [heap], [vvar], [vsyscall] */
             continue;
         }
-        if (self_path[0] && strcmp(path, self_path) == 0) {
-            exclude(r, m->lo, m->hi);
-            continue;
-        }
         while (first < bi && c->addrs[first] < m->lo)
             first++;
         if (first < bi)
@@ -551,26 +547,13 @@ static void scan_minus_excluded(struct lp_scan_core *c, const struct roots *r,
         lp_scan_core_root(c, lo, hi);
 }
 
-static void find_self_path(void)
+static void find_self(void)
 {
     struct dl_find_object obj;
-    Dl_info di;
 
     if (self_hi == 0 && _dl_find_object((void *)(uintptr_t)lp_scan_run, &obj) == 0) {
         self_lo = (uintptr_t)obj.dlfo_map_start;
         self_hi = (uintptr_t)obj.dlfo_map_end;
-    }
-    if (self_path[0])
-        return;
-    if (dladdr((void *)lp_scan_run, &di) && di.dli_fname &&
-        di.dli_fname[0] == '/' && strlen(di.dli_fname) < sizeof(self_path)) {
-        char real[4096];
-
-        /* /proc/self/maps shows the resolved path. */
-        if (realpath(di.dli_fname, real))
-            strcpy(self_path, real);
-        else
-            strcpy(self_path, di.dli_fname);
     }
 }
 
@@ -603,7 +586,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
 
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&scan_lock);
-    find_self_path(); /* dladdr and realpath may allocate: before stop */
+    find_self();
     if (lp_scan_blocks_reserve(&bb, lp_table_count() + 1024) != 0) {
         rc = -ENOMEM;
         goto unmap;
