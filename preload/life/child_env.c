@@ -18,8 +18,11 @@
  */
 #include "preload/life/child_env.h"
 
+#include <dlfcn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -118,4 +121,97 @@ void lp_child_env_mark_exec_child(void)
 
     if (n > 0 && (size_t)n < sizeof(line))
         env_put("LEAKPROF_OPTIONS", line);
+}
+
+/* ---- exec'd programs, trace_children=yes ------------------------------ */
+
+static char keep_preload[sizeof("LD_PRELOAD=") + ENV_MAX]; /* ours alone */
+static char keep_options[sizeof("LEAKPROF_OPTIONS=") + ENV_MAX];
+static bool keep_ok;
+
+void lp_child_env_keep_for_exec(void)
+{
+    const char *opts = lp_env_get("LEAKPROF_OPTIONS");
+    char real[ENV_MAX];
+    Dl_info di;
+    int n;
+
+    if (!dladdr((void *)(uintptr_t)lp_child_env_keep_for_exec, &di) ||
+        !di.dli_fname || realpath(di.dli_fname, real) == NULL)
+        return;
+    n = snprintf(keep_preload, sizeof(keep_preload), "LD_PRELOAD=%s", real);
+    if (n <= 0 || (size_t)n >= sizeof(keep_preload))
+        return;
+    n = snprintf(keep_options, sizeof(keep_options), "LEAKPROF_OPTIONS=%s",
+                 opts ? opts : "exec_child=yes");
+    if (n <= 0 || (size_t)n >= sizeof(keep_options))
+        return;
+    keep_ok = true;
+}
+
+bool lp_child_env_traced(void) { return keep_ok; }
+
+size_t lp_child_env_count(char *const *envp)
+{
+    size_t n = 0;
+
+    while (envp != NULL && envp[n] != NULL)
+        n++;
+    return n;
+}
+
+/* Whether the value v of an LD_PRELOAD names libleakprof.so. */
+static bool names_us(const char *v)
+{
+    const char *p = v;
+
+    while (*p) {
+        size_t len = strcspn(p, ": ");
+        const char *base = p;
+        size_t i;
+
+        for (i = 0; i < len; i++)
+            if (p[i] == '/')
+                base = p + i + 1;
+        if ((size_t)(p + len - base) == strlen("libleakprof.so") &&
+            strncmp(base, "libleakprof.so", strlen("libleakprof.so")) == 0)
+            return true;
+        p += len;
+        p += strspn(p, ": ");
+    }
+    return false;
+}
+
+char *const *lp_child_env_for_exec(char *const *envp, char **out, size_t cap,
+                                   char *line, size_t linecap)
+{
+    static const char pre[] = "LD_PRELOAD=", opt[] = "LEAKPROF_OPTIONS=";
+    size_t n = lp_child_env_count(envp), i, k = 0;
+    const char *preload = NULL;
+    bool options = false;
+
+    if (!keep_ok)
+        return envp;
+    for (i = 0; i < n; i++) {
+        if (strncmp(envp[i], pre, sizeof(pre) - 1) == 0)
+            preload = envp[i] + sizeof(pre) - 1;
+        else if (strncmp(envp[i], opt, sizeof(opt) - 1) == 0)
+            options = true;
+    }
+    if ((preload && names_us(preload) && options) || n + 3 > cap)
+        return envp;
+    for (i = 0; i < n; i++)
+        if (strncmp(envp[i], pre, sizeof(pre) - 1) != 0)
+            out[k++] = envp[i];
+    if (preload && *preload && !names_us(preload) &&
+        (size_t)snprintf(line, linecap, "%s:%s", keep_preload, preload) < linecap)
+        out[k++] = line; /* ours first, then the program's own */
+    else if (preload && names_us(preload))
+        out[k++] = (char *)preload - (sizeof(pre) - 1);
+    else
+        out[k++] = keep_preload;
+    if (!options)
+        out[k++] = keep_options;
+    out[k] = NULL;
+    return out;
 }

@@ -4,8 +4,11 @@
 /*
  * child_env.h - the environment the programs this one execs inherit, and
  * our reads of it. Context: BOOT (single-threaded, from the constructor
- * or the first allocation).
+ * or the first allocation); lp_child_env_for_exec: any thread, a vfork
+ * child, a signal handler.
  */
+#include <stdbool.h>
+#include <stddef.h>
 
 /* name's value in environ, read directly; NULL when it is not there. */
 const char *lp_env_get(const char *name);
@@ -17,5 +20,29 @@ void lp_child_env_untraced(void);
 /* trace_children=yes: add exec_child=yes to LEAKPROF_OPTIONS, so that
  * exec'd programs know they are not the first process. */
 void lp_child_env_mark_exec_child(void);
+
+/* trace_children=yes, once the environment is marked: keep copies of
+ * our LD_PRELOAD entry (this library by its real path) and of our
+ * LEAKPROF_OPTIONS entry, which exec_hooks.c puts back into an exec's
+ * environment that lacks them. */
+void lp_child_env_keep_for_exec(void);
+
+/* Whether exec'd programs are to be traced (lp_child_env_keep_for_exec
+ * succeeded). */
+bool lp_child_env_traced(void);
+
+/*
+ * The environment to exec with: envp itself when it already names this
+ * library in LD_PRELOAD and carries LEAKPROF_OPTIONS (or when tracing is
+ * off); otherwise out, filled with envp's entries (at most cap - 3 of
+ * them, else envp is returned unchanged) and ours, an LD_PRELOAD that
+ * keeps envp's own preloads after ours being written to line (linecap
+ * bytes). Writes nothing but out and line: callable in a vfork child.
+ */
+char *const *lp_child_env_for_exec(char *const *envp, char **out, size_t cap,
+                                   char *line, size_t linecap);
+
+/* How many entries envp has (envp may be NULL: none). */
+size_t lp_child_env_count(char *const *envp);
 
 #endif /* LP_PRELOAD_CHILD_ENV_H */

@@ -21,6 +21,7 @@
 #include "preload/life/command.h"
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
+#include "preload/life/exec_hooks.h"
 #include "preload/life/exit.h"
 #include "preload/life/fatal_signal.h"
 #include "preload/life/fork.h"
@@ -44,6 +45,11 @@ static bool skipped_child(void)
 __attribute__((constructor(101))) static void leakprof_init(void)
 {
     lp_track_init();
+    /* In every mode, secure too: the hooks pass through to these. dlsym's
+     * own allocations, if any, are not the program's. */
+    lp_guard_held = true;
+    lp_exec_hooks_init();
+    lp_guard_held = false;
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return; /* secure mode: invisible */
     lp_process.pid = getpid();
@@ -58,10 +64,13 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     }
     lp_command_capture(lp_config.exec_child);
     lp_guard_held = true;
-    if (!lp_config.trace_children)
+    if (!lp_config.trace_children) {
         lp_child_env_untraced();
-    else if (!lp_config.exec_child)
-        lp_child_env_mark_exec_child();
+    } else {
+        if (!lp_config.exec_child)
+            lp_child_env_mark_exec_child();
+        lp_child_env_keep_for_exec();
+    }
     lp_guard_held = false;
     lp_leakcheck_log_begin();
     lp_fork_init();

@@ -81,3 +81,30 @@ if have_valgrind; then
         check "bash, trace-children=$mode: same leaks per process as Valgrind" diff <(leaks lp.*) <(leaks vg.*)
     done
 fi
+
+# An exec with an environment of the program's own making (env -i, a
+# subprocess given env={}): Valgrind intercepts the exec and traces it;
+# the exec family and posix_spawn, interposed, put LD_PRELOAD and
+# LEAKPROF_OPTIONS back. With trace-children=no they pass straight through.
+for mode in no yes; do
+    rm -f cl.* vg.*
+    "$LP" --massif=0 --trace-children=$mode --log-file=cl.%p env -i ./fork_exec >"clean_$mode.out" 2>/dev/null; rc=$?
+    check "env -i, trace-children=$mode: same stdout as native" cmp -s native.out "clean_$mode.out"
+    check "env -i, trace-children=$mode: same exit status as native" [ "$rc" = "$native_rc" ]
+    if have_valgrind; then
+        valgrind --trace-children=$mode --log-file=vg.%p env -i ./fork_exec >/dev/null 2>&1
+        check "env -i, trace-children=$mode: as many reports as Valgrind" [ "$(cat cl.* 2>/dev/null | grep -c 'HEAP SUMMARY')" = "$(cat vg.* 2>/dev/null | grep -c 'HEAP SUMMARY')" ]
+        check "env -i, trace-children=$mode: same leaks per process as Valgrind" diff <(cat cl.* 2>/dev/null | grep 'definitely lost:' | sed -E 's/^==[0-9]+==//' | sort) <(cat vg.* 2>/dev/null | grep 'definitely lost:' | sed -E 's/^==[0-9]+==//' | sort)
+    fi
+done
+check "env -i, trace-children=yes: the tree's three reports" [ "$(cat cl.* | grep -c 'HEAP SUMMARY')" = 3 ]
+if [ -x /usr/bin/python3 ]; then
+    rm -f cl.*
+    "$LP" --massif=0 --trace-children=yes --log-file=cl.%p /usr/bin/python3 -c \
+        "import os, subprocess; subprocess.run(['./fork_exec'], env={}); os.spawnve(os.P_WAIT, './fork_exec', ['./fork_exec'], {})" \
+        >py.out 2>/dev/null; rc=$?
+    check "python3 subprocess env={} and os.spawnve: exit status 0" [ "$rc" = 0 ]
+    check "python3 subprocess env={} and os.spawnve: both trees traced" [ "$(grep -h 'Command: \./fork_exec execd' cl.* | wc -l)" = 2 ]
+else
+    echo "SKIP: python3 subprocess env={} (no /usr/bin/python3)"
+fi
