@@ -144,55 +144,42 @@ LP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * glibc's own do: counted first, then copied. */
 static size_t count_args(const char *arg0, va_list *ap)
 {
-    size_t n = 1;
+    size_t n = 0;
 
     if (arg0 != NULL)
-        while (va_arg(*ap, char *) != NULL)
-            n++;
-    return n; /* with the NULL; *ap is then past it */
+        for (n = 1; va_arg(*ap, char *) != NULL; n++)
+            ;
+    return n + 1; /* with the NULL; *ap is then past it */
 }
 
-#define GATHER(arg0, last, argv) \
+/* Evaluate call with argv holding arg, the variadic arguments after it
+ * and their NULL: counted, then copied to this stack. */
+#define WITH_ARGV(arg, argv, call) \
     do { \
         va_list ap_; \
-        size_t i_; \
-        va_start(ap_, last); \
-        (argv)[0] = (char *)(arg0); \
-        for (i_ = 1; (argv)[i_ - 1] != NULL; i_++) \
-            (argv)[i_] = va_arg(ap_, char *); \
+        size_t n_, i_; \
+        va_start(ap_, arg); \
+        n_ = count_args(arg, &ap_); \
         va_end(ap_); \
+        { \
+            char *argv[n_]; \
+            va_start(ap_, arg); \
+            argv[0] = (char *)(arg); \
+            for (i_ = 1; i_ < n_; i_++) \
+                argv[i_] = va_arg(ap_, char *); \
+            va_end(ap_); \
+            return call; \
+        } \
     } while (0)
 
 LP_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    size_t n;
-
-    va_start(ap, arg);
-    n = count_args(arg, &ap);
-    va_end(ap);
-    {
-        char *argv[n];
-
-        GATHER(arg, arg, argv);
-        return execve(path, argv, environ);
-    }
+    WITH_ARGV(arg, argv, execve(path, argv, environ));
 }
 
 LP_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap;
-    size_t n;
-
-    va_start(ap, arg);
-    n = count_args(arg, &ap);
-    va_end(ap);
-    {
-        char *argv[n];
-
-        GATHER(arg, arg, argv);
-        return execvpe(file, argv, environ);
-    }
+    WITH_ARGV(arg, argv, execvpe(file, argv, environ));
 }
 
 LP_EXPORT int execle(const char *path, const char *arg, ...)

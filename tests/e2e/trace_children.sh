@@ -108,3 +108,18 @@ if [ -x /usr/bin/python3 ]; then
 else
     echo "SKIP: python3 subprocess env={} (no /usr/bin/python3)"
 fi
+
+# Every form of the exec family, with the program's own arguments and
+# environments: as native, traced (yes: the parent and six exec'd copies,
+# 333 bytes lost each) or not (no: the parent alone).
+cp "$SAMPLES/exec_forms" "$WORK/"
+./exec_forms >forms_native.out 2>/dev/null; forms_rc=$?
+for mode in no yes; do
+    rm -f fm.*
+    "$LP" --massif=0 --trace-children=$mode --log-file=fm.%p ./exec_forms >"forms_$mode.out" 2>/dev/null; rc=$?
+    check "exec forms, trace-children=$mode: same stdout as native" cmp -s forms_native.out "forms_$mode.out"
+    check "exec forms, trace-children=$mode: same exit status as native" [ "$rc" = "$forms_rc" ]
+    want=1; [ $mode = yes ] && want=7
+    check "exec forms, trace-children=$mode: $want reports" [ "$(cat fm.* | grep -c 'HEAP SUMMARY')" = $want ]
+done
+check "exec forms: six exec'd copies lose their 333 bytes" [ "$(cat fm.* | grep -c 'definitely lost: 333 bytes in 1 blocks')" = 6 ]
