@@ -122,6 +122,11 @@ $(O)/samples/libreach_tls.so: samples/lib/reach_tls.c
 $(O)/samples/reach_tls: samples/reach_tls.c $(O)/samples/libreach_tls.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -ldl
 
+# Inlined library code, as real C++ programs are built.
+$(O)/samples/cpp_inlined: samples/cpp_inlined.cpp
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -g -O2 -pthread -o $@ $<
+
 $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<

@@ -23,6 +23,7 @@
 
 #include "report/debug_find.h"
 #include "report/symindex.h"
+#include "report/demangle_rust.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdw.h>
@@ -94,7 +95,18 @@ const char *lp_sym_demangle(struct lp_sym *sym, const char *name)
     const char *r;
     int status = -1;
 
-    if (name == NULL || strncmp(name, "_Z", 2) != 0)
+    if (name == NULL || (strncmp(name, "_Z", 2) != 0 && strncmp(name, "_R", 2) != 0))
+        return sym != NULL ? lp_sym_intern(sym, name) : name;
+    /* Rust first, as Valgrind does: its legacy names are valid C++ ones
+     * too, with a hash C++ would print. */
+    out = lp_rust_demangle(name);
+    if (out != NULL && sym != NULL) {
+        r = lp_sym_intern(sym, out);
+        free(out);
+        return r != NULL ? r : lp_sym_intern(sym, name);
+    }
+    free(out);
+    if (name[1] == 'R')
         return sym != NULL ? lp_sym_intern(sym, name) : name;
     dem = find_demangler();
     if (dem == NULL)
@@ -265,11 +277,68 @@ static const char *die_linkage_name(Dwarf_Die *die)
     return name;
 }
 
+/*
+ * The name an inlined scope is shown by, as Memcheck shows it: the
+ * DW_AT_name of the function it inlines (followed through the abstract
+ * origin and a declaration's specification), "allocate" and "push_back"
+ * rather than the whole demangled signature, "try_allocate_in<alloc::
+ * alloc::Global>" for Rust. The linkage name only when there is no name.
+ */
+static const char *die_inline_name(Dwarf_Die *die)
+{
+    const char *name = dwarf_diename(die);
+
+    return name != NULL ? name : die_linkage_name(die);
+}
+
 static void set_name(struct lp_sym *sym, struct lp_sym_frame *f,
                      const char *linkage)
 {
     f->mangled = lp_sym_intern(sym, linkage);
     f->fn = lp_sym_demangle(sym, linkage);
+}
+
+/*
+ * The innermost scope at pc whose function lies inside a namespace or a
+ * type: dwarf_getscopes skips every DIE without an address range, so it
+ * never finds Rust's functions (rustc nests each definition in the DIEs
+ * of its module path, impl blocks included) where Memcheck, which reads
+ * every DIE, expands their inlined frames. Descends only through DIEs
+ * that may own code and into the one whose range holds pc; true with
+ * *out the innermost such DIE below the CU.
+ */
+static bool nested_scope_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
+                            int depth)
+{
+    Dwarf_Die child;
+
+    if (depth > 64 || dwarf_child(parent, &child) != 0)
+        return false;
+    do {
+        switch (dwarf_tag(&child)) {
+        case DW_TAG_namespace:
+        case DW_TAG_structure_type:
+        case DW_TAG_class_type:
+        case DW_TAG_union_type:
+        case DW_TAG_enumeration_type:
+        case DW_TAG_module:
+            if (nested_scope_at(&child, pc, out, depth + 1))
+                return true;
+            break;
+        case DW_TAG_subprogram:
+        case DW_TAG_lexical_block:
+        case DW_TAG_inlined_subroutine:
+            if (dwarf_haspc(&child, pc) == 1) {
+                *out = child;
+                nested_scope_at(&child, pc, out, depth + 1);
+                return true;
+            }
+            break;
+        default:
+            break;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
 }
 
 /*
@@ -291,14 +360,18 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
     if (cudie == NULL)
         return 1;
     nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
-    if (nscopes <= 0)
+    if (nscopes > 0) {
+        /* Past the first inlined scope dwarf_getscopes continues with the
+         * inlined function's abstract definition; the concrete nesting
+         * (who inlined whom) is the DIE parent chain of the innermost
+         * scope. */
+        innermost = scopes[0];
+        free(scopes);
+        scopes = NULL;
+    } else if (!nested_scope_at(cudie, addr - bias, &innermost, 0)) {
+        free(scopes);
         return 1;
-    /* Past the first inlined scope dwarf_getscopes continues with the
-     * inlined function's abstract definition; the concrete nesting (who
-     * inlined whom) is the DIE parent chain of the innermost scope. */
-    innermost = scopes[0];
-    free(scopes);
-    scopes = NULL;
+    }
     nscopes = dwarf_getscopes_die(&innermost, &scopes);
     if (nscopes <= 0)
         return 1;
@@ -315,7 +388,7 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
         if (dwarf_tag(s) != DW_TAG_inlined_subroutine)
             continue;
         /* This scope's function runs at the current level... */
-        set_name(sym, cur, die_linkage_name(s));
+        set_name(sym, cur, die_inline_name(s));
         cur->inlined = n > 1;
         /* ...and was called from the next level out, at call_file:line. */
         *next = *cur;

@@ -40,6 +40,7 @@
     X(Dwarf_Attribute *, dwarf_attr_integrate, \
       (Dwarf_Die * die, unsigned int name, Dwarf_Attribute *res), \
       (die, name, res), NULL) \
+    X(int, dwarf_child, (Dwarf_Die * die, Dwarf_Die *res), (die, res), -1) \
     X(const char *, dwarf_diename, (Dwarf_Die * die), (die), NULL) \
     X(const char *, dwarf_filesrc, \
       (Dwarf_Files * f, size_t idx, Dwarf_Word *mtime, Dwarf_Word *len), \
@@ -52,8 +53,11 @@
       (cu, pc, s), -1) \
     X(int, dwarf_getscopes_die, (Dwarf_Die * die, Dwarf_Die **s), (die, s), \
       -1) \
+    X(int, dwarf_haspc, (Dwarf_Die * die, Dwarf_Addr pc), (die, pc), -1) \
     X(int, dwarf_getsrcfiles, \
       (Dwarf_Die * cu, Dwarf_Files **files, size_t *n), (cu, files, n), -1) \
+    X(int, dwarf_siblingof, (Dwarf_Die * die, Dwarf_Die *res), (die, res), \
+      -1) \
     X(int, dwarf_tag, (Dwarf_Die * die), (die), -1) \
     X(Dwarf_Line *, dwarf_getsrc_die, (Dwarf_Die * cu, Dwarf_Addr a), \
       (cu, a), NULL) \

@@ -1,10 +1,11 @@
 # All four leak kinds, cycles, interior pointers and heuristics (C), C++
-# containers (std::string, vector, map, new[], multiple inheritance), and
+# containers (std::string, vector, map, new[], multiple inheritance), the
+# inlined frames of -O2 C++ (named as Memcheck names them), and
 # threads (one still running at exit, one joined whose result leaked):
 # every record and the LEAK SUMMARY compared with golden output, and the
 # summary numbers with Memcheck's on the same binary.
 . "$(dirname "$0")/_lib.sh"
-for p in leak_kinds cpp_containers threads; do
+for p in leak_kinds cpp_containers cpp_inlined threads; do
     run_lp "$WORK/$p.txt" "show_leak_kinds=all" "$SAMPLES/$p"
     if [ "$p" != threads ]; then
         # Thread stacks end in clone3 natively and the record order of the

@@ -276,6 +276,47 @@ static void test_symbolize_demangles_without_linking_libstdcxx(void **state)
     assert_null(lp_sym_demangle(sym, NULL));
 }
 
+/* Names from a rustc 1.95 binary, each as Memcheck 3.19 printed it in the
+ * same program's report. */
+static void test_symbolize_demangles_rust_as_memcheck(void **state)
+{
+    static const char *const cases[][2] = {
+        /* legacy: the hash left out, escapes decoded, LLVM's suffix dropped */
+        {"_ZN4main4main17h8da7fa642d137fc6E", "main::main"},
+        {"_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17hdbee5a3fa7ab6636E"
+         ".llvm.1539947923049336460",
+         "std::rt::lang_start::{{closure}}"},
+        {"_ZN9hashbrown3raw21RawTable$LT$T$C$A$GT$14reserve_rehash17h0123456789abcdefE",
+         "hashbrown::raw::RawTable<T,A>::reserve_rehash"},
+        /* v0: inherent and trait impls, basic types, generic arguments in
+         * a value path and in a type, back-references */
+        {"_RNvMs4_NtCslNYArtu3iFV_5alloc7raw_vecNtB5_11RawVecInner11finish_growB7_",
+         "<alloc::raw_vec::RawVecInner>::finish_grow"},
+        {"_RNvXsZ_NtCslNYArtu3iFV_5alloc6stringNtB5_6StringNtNtCsgEmfK2I1SDS_4core3fmt5Write9write_str",
+         "<alloc::string::String as core::fmt::Write>::write_str"},
+        {"_RNvXsd_NtNtNtCsgEmfK2I1SDS_4core3fmt3num3impyNtB9_7Display3fmt",
+         "<u64 as core::fmt::Display>::fmt"},
+        {"_RINvNvMs2_NtCslNYArtu3iFV_5alloc7raw_vecINtB8_11RawVecInnerpE7reserve"
+         "21do_reserve_and_handleNtNtBa_5alloc6GlobalEBa_",
+         "<alloc::raw_vec::RawVecInner<_>>::reserve::do_reserve_and_handle::<alloc::alloc::Global>"},
+        {"_RNvNvNtCslNYArtu3iFV_5alloc3fmt6format12format_inner",
+         "alloc::fmt::format::format_inner"},
+        {"_RNCNvCs1234_4main4main0B3_", "main::main::{closure#0}"},
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_string_equal(lp_sym_demangle(sym, cases[i][0]), cases[i][1]);
+    /* Itanium names that are not Rust's stay C++ */
+    assert_string_equal(lp_sym_demangle(sym, "_ZN3app4makeEi"), "app::make(int)");
+    assert_string_equal(lp_sym_demangle(sym, "_ZN3foo3barEv"), "foo::bar()");
+    /* not whole: printed raw, never a guess */
+    assert_string_equal(lp_sym_demangle(sym, "_RNvC"), "_RNvC");
+    assert_string_equal(lp_sym_demangle(sym, "_RNvCs_4main"), "_RNvCs_4main");
+    assert_string_equal(lp_sym_demangle(sym, "_RB_"), "_RB_");
+}
+
 static void test_symbolize_refresh_keeps_answers(void **state)
 {
     struct lp_sym_frame f[LP_SYM_MAX_INLINE];
@@ -299,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_symbolize_unknown_address_gives_one_anonymous_frame),
         cmocka_unit_test(test_symbolize_below_main_names_follow_valgrind),
         cmocka_unit_test(test_symbolize_demangles_without_linking_libstdcxx),
+        cmocka_unit_test(test_symbolize_demangles_rust_as_memcheck),
         cmocka_unit_test(test_symbolize_refresh_keeps_answers),
     };
     return cmocka_run_group_tests_name("symbolize", tests, setup, teardown);
