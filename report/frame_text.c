@@ -40,7 +40,7 @@ int lp_sym_describe(const struct lp_sym_frame *f, const char *self_obj,
 {
     unsigned long a = (unsigned long)f->addr;
 
-    if (f->fn != NULL && f->file != NULL && f->line > 0 &&
+    if (f->fn != NULL && f->file != NULL && f->line >= 0 &&
         !same_object(f->obj, self_obj))
         return snprintf(buf, n, "0x%lX: %s (%s:%d)", a, f->fn, f->file, f->line);
     if (f->fn != NULL)

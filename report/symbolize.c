@@ -136,6 +136,38 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
+/*
+ * The name a source file has in its line table, as Memcheck prints it:
+ * the file entry's own name, with whatever directories the compiler
+ * wrote into it ("library/alloc/src/fmt.rs" from rustc, "src/main.c"
+ * from clang given a relative path), not the directory entry it hangs
+ * from. libdw hands out only the joined path, directory + "/" + name;
+ * the directory is the longest of the table's that prefixes it. With no
+ * table, or no directory that fits, the path's last component.
+ */
+static const char *entry_name(Dwarf_Files *files, const char *path)
+{
+    const char *const *dirs;
+    const char *name = NULL;
+    size_t ndirs = 0, best = 0, i;
+
+    if (path == NULL)
+        return NULL;
+    if (files != NULL && dwarf_getsrcdirs(files, &dirs, &ndirs) == 0)
+        for (i = 0; i < ndirs; i++) {
+            size_t len = dirs[i] != NULL ? strlen(dirs[i]) : 0;
+
+            while (len > 1 && dirs[i][len - 1] == '/')
+                len--;
+            if (len > best && strncmp(path, dirs[i], len) == 0 &&
+                path[len] == '/' && path[len + 1] != '\0') {
+                best = len;
+                name = path + len + 1;
+            }
+        }
+    return name != NULL ? name : base_name(path);
+}
+
 static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
 {
     unsigned long long *c = arg;
@@ -400,7 +432,7 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
             files != NULL && call_file < nfiles) {
             const char *src = dwarf_filesrc(files, call_file, NULL, NULL);
 
-            next->file = lp_sym_intern(sym, base_name(src));
+            next->file = lp_sym_intern(sym, entry_name(files, src));
             next->path = lp_sym_intern(sym, src);
             next->comp_dir = lp_sym_intern(sym, dwarf_formstring(
                                              dwarf_attr(cudie, DW_AT_comp_dir, &attr)));
@@ -542,6 +574,19 @@ static const char *function_symbol(struct lp_sym *sym, Dwfl_Module *mod,
     return symname;
 }
 
+/* The file table of the CU holding addr, or NULL. */
+static Dwarf_Files *files_at(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = cu_of(sym, mod, addr, &bias);
+    Dwarf_Files *files = NULL;
+    size_t n = 0;
+
+    if (cu == NULL || dwarf_getsrcfiles(cu, &files, &n) != 0)
+        return NULL;
+    return files;
+}
+
 static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
                             struct lp_sym_frame *out, int max)
 {
@@ -567,8 +612,8 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
     if (line != NULL) {
         const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 
-        if (src != NULL && lineno > 0) {
-            out->file = lp_sym_intern(sym, base_name(src));
+        if (src != NULL && lineno >= 0) {
+            out->file = lp_sym_intern(sym, entry_name(files_at(sym, mod, addr), src));
             out->path = lp_sym_intern(sym, src);
             out->comp_dir = lp_sym_intern(sym, dwfl_line_comp_dir(line));
             out->line = lineno;
@@ -581,8 +626,8 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
         Dwarf_Line *l = cu != NULL ? dwarf_getsrc_die(cu, addr - bias) : NULL;
         const char *src = l != NULL ? dwarf_linesrc(l, NULL, NULL) : NULL;
 
-        if (src != NULL && dwarf_lineno(l, &lineno) == 0 && lineno > 0) {
-            out->file = lp_sym_intern(sym, base_name(src));
+        if (src != NULL && dwarf_lineno(l, &lineno) == 0 && lineno >= 0) {
+            out->file = lp_sym_intern(sym, entry_name(files_at(sym, mod, addr), src));
             out->line = lineno;
         }
     }

@@ -54,6 +54,9 @@
     X(int, dwarf_getscopes_die, (Dwarf_Die * die, Dwarf_Die **s), (die, s), \
       -1) \
     X(int, dwarf_haspc, (Dwarf_Die * die, Dwarf_Addr pc), (die, pc), -1) \
+    X(int, dwarf_getsrcdirs, \
+      (Dwarf_Files * files, const char *const **dirs, size_t *n), \
+      (files, dirs, n), -1) \
     X(int, dwarf_getsrcfiles, \
       (Dwarf_Die * cu, Dwarf_Files **files, size_t *n), (cu, files, n), -1) \
     X(int, dwarf_siblingof, (Dwarf_Die * die, Dwarf_Die *res), (die, res), \

@@ -29,3 +29,18 @@ for opt in -O0 -O2; do
         echo "SKIP: clang $opt: report as Memcheck's (no valgrind)"
     fi
 done
+# Built from the top directory with a relative path, clang writes the file
+# entry "samples/leak_kinds.c" (directory and all) into its line table, and
+# Memcheck prints that name whole.
+bin=$WORK/leak_kinds_clang_rel
+if (cd "$TOP" && clang -g -O0 -fno-omit-frame-pointer -o "$bin" samples/leak_kinds.c); then
+    (cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/lprel.txt" LD_PRELOAD="$LIB" "$bin" >/dev/null 2>&1)
+    check "clang, relative source path: file names keep their directory" \
+        grep -q 'main (samples/leak_kinds.c:[0-9]*)' "$WORK/lprel.txt"
+    if have_valgrind; then
+        run_mc "$WORK/mcrel.txt" "--leak-check=full" "$bin"
+        same_as_memcheck "clang, relative source path: report as Memcheck's" "$WORK/lprel.txt" "$WORK/mcrel.txt"
+    fi
+else
+    fail "clang builds the sample from a relative path"
+fi
