@@ -127,6 +127,11 @@ $(O)/samples/cpp_inlined: samples/cpp_inlined.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O2 -pthread -o $@ $<
 
+# Its own copy of operator new, as programs built with -static-libstdc++.
+$(O)/samples/cpp_own_new: samples/cpp_own_new.cpp
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -static-libstdc++ -o $@ $<
+
 $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<

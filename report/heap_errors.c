@@ -54,8 +54,7 @@ static void print_stack(struct lp_line_writer *w, const struct lp_heap_error_sta
         lp_line(w, "   at 0x0: ???");
         return;
     }
-    if (depth > 0 && nips > (unsigned)depth)
-        nips = (unsigned)depth;
+    nips = lp_leaks_nips(sym, s->ips, nips, depth);
     cap = (size_t)nips * LP_SYM_MAX_INLINE;
     f = malloc(cap * sizeof(*f));
     if (f == NULL) {

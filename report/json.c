@@ -153,8 +153,7 @@ int lp_json_record_frames(struct lp_sym *sym, const struct lp_loss_record *r,
     *frames = NULL;
     if (!r->ips || nips == 0)
         return 0;
-    if (nips > (unsigned)depth)
-        nips = (unsigned)depth;
+    nips = lp_leaks_nips(sym, r->ips, nips, depth);
     cap = (size_t)nips * LP_SYM_MAX_INLINE;
     *frames = calloc(cap, sizeof(**frames));
     if (!*frames)

@@ -186,15 +186,90 @@ static struct lp_sym_frame outer_frame(struct lp_sym *sym, uintptr_t ip,
     return f[n > 0 ? n - 1 : 0];
 }
 
+/* C++'s allocation operators, as Valgrind replaces them in any object
+ * that defines them (its "somalloc" synonym matches every object). */
+static bool is_new_operator(const char *mangled)
+{
+    static const char *const names[] = {
+        "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+        "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+        "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+    };
+    size_t i;
+
+    if (mangled == NULL)
+        return false;
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(mangled, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * A program that links its own operator new (gcc's cc1plus: libstdc++
+ * static) calls it directly, and it calls our malloc: the stack reads
+ * "malloc (in libleakprof.so)" then "operator new(unsigned long) (in
+ * cc1plus)". Memcheck replaces an operator new wherever it is defined
+ * and shows one frame, "operator new(unsigned long) (in vgpreload...)":
+ * the frames are shown as that one, the operator's name on our object.
+ * Returns how many ips the frame stands for (0: ips does not start with
+ * our hook and an operator new outside our object). A new[] that calls
+ * new as a tail call leaves no frame: it is shown as new.
+ */
+static unsigned folds_new(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                          struct lp_sym_frame *op)
+{
+    struct lp_sym_frame hook, f, g;
+    unsigned k;
+
+    if (nips < 2 || sym == NULL)
+        return 0;
+    hook = outer_frame(sym, ips[0], false);
+    if (hook.mangled == NULL ||
+        (strcmp(hook.mangled, "malloc") != 0 && strcmp(hook.mangled, "aligned_alloc") != 0 &&
+         strcmp(hook.mangled, "memalign") != 0 && strcmp(hook.mangled, "posix_memalign") != 0))
+        return 0;
+    f = outer_frame(sym, ips[1], true);
+    if (!is_new_operator(f.mangled) || (f.obj != NULL && hook.obj != NULL &&
+                                        strcmp(f.obj, hook.obj) == 0))
+        return 0;
+    /* The nothrow and aligned forms call the plain one: the program
+     * called the outermost. */
+    for (k = 2; k < nips; k++) {
+        g = outer_frame(sym, ips[k], true);
+        if (!is_new_operator(g.mangled))
+            break;
+        f = g;
+    }
+    *op = hook;
+    op->fn = f.fn;
+    op->mangled = f.mangled;
+    op->inlined = false;
+    return k;
+}
+
+unsigned lp_leaks_nips(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                       int depth)
+{
+    struct lp_sym_frame op;
+    unsigned k;
+
+    if (depth <= 0 || nips <= (unsigned)depth)
+        return nips;
+    k = folds_new(sym, ips, nips, &op);
+    return k > 1 && (unsigned)depth + k - 1 < nips ? (unsigned)depth + k - 1 : (unsigned)depth;
+}
+
 int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                     struct lp_sym_frame *out, int max)
 {
-    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
-    unsigned used = nips, i;
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE], op;
+    unsigned used = nips, i, fold;
     int n = 0, k, got;
 
     if (max <= 0 || nips == 0)
         return 0;
+    fold = folds_new(sym, ips, nips, &op);
     /* Valgrind's apply_StackTrace: from the outermost frame inwards, the
      * stack ends at each main or below-main function seen, main final. */
     for (i = nips; i-- > 0;) {
@@ -206,7 +281,11 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
             break;
     }
     for (i = 0; i < used && n < max; i++) {
-        if (i == 0) {
+        if (i == 0 && fold) {
+            f[0] = op;
+            got = 1;
+            i = fold - 1; /* the program's operators new: this one frame */
+        } else if (i == 0) {
             f[0] = outer_frame(sym, ips[0], false);
             f[0].inlined = false;
             got = 1;
@@ -283,8 +362,8 @@ static int print_record(struct lp_line_writer *w, const struct lp_loss_record *r
     char buf[4096];
     int nf, i;
 
-    if (o->depth > 0 && nips > (unsigned)o->depth)
-        nips = (unsigned)o->depth;
+    if (r->ips != NULL)
+        nips = lp_leaks_nips(sym, r->ips, nips, o->depth);
     cap = (size_t)nips * LP_SYM_MAX_INLINE;
     f = malloc((cap > 0 ? cap : 1) * sizeof(*f));
     if (f == NULL)

@@ -159,6 +159,12 @@ void lp_leaks_sort(struct lp_leak_set *set);
  *    limits ips, not printed lines), but do count against max.
  * sym may be NULL: every frame is then "???".
  */
+/* How many of a stack's nips ips to give lp_leaks_frames for depth
+ * frames: depth, or one more when the program's own operator new is
+ * shown folded into our hook's frame (as Memcheck shows it). */
+unsigned lp_leaks_nips(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                       int depth);
+
 int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                     struct lp_sym_frame *out, int max);
 

@@ -1,11 +1,12 @@
 # All four leak kinds, cycles, interior pointers and heuristics (C), C++
 # containers (std::string, vector, map, new[], multiple inheritance), the
-# inlined frames of -O2 C++ (named as Memcheck names them), and
+# inlined frames of -O2 C++ (named as Memcheck names them), a program's
+# own operator new (shown as Memcheck shows it), and
 # threads (one still running at exit, one joined whose result leaked):
 # every record and the LEAK SUMMARY compared with golden output, and the
 # summary numbers with Memcheck's on the same binary.
 . "$(dirname "$0")/_lib.sh"
-for p in leak_kinds cpp_containers cpp_inlined threads; do
+for p in leak_kinds cpp_containers cpp_inlined cpp_own_new threads; do
     run_lp "$WORK/$p.txt" "show_leak_kinds=all" "$SAMPLES/$p"
     if [ "$p" != threads ]; then
         # Thread stacks end in clone3 natively and the record order of the
