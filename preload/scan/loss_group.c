@@ -2,8 +2,10 @@
 /*
  * loss_group.c - group the scan's blocks into loss records.
  *
- * A hash map from (kind, stack id) to record, filled in one pass over the
- * blocks, then the records (few: one per site and kind) sorted. Memory is
+ * A hash map from (kind, context) to record, filled in one pass over the
+ * blocks, then the records (few: one per site and kind) sorted. The
+ * context is the stack's first depth frames (loss_context.h), as
+ * Memcheck's records are kept by the frames it recorded. Memory is
  * in records, not in blocks: sorting pointers to a million blocks took two
  * 8-byte arrays a block (glibc's merge sort copies) and a worst-case
  * record array of one 88-byte record a block (77 MB of address space at
@@ -17,6 +19,8 @@
 
 #include "preload/hot/stack.h"
 #include "preload/hot/table.h"
+#include "preload/life/config.h"
+#include "preload/scan/loss_context.h"
 
 struct map {
     uint32_t *slot; /* record index + 1; 0 empty */
@@ -122,6 +126,7 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
         const struct lp_scan_block *b = &sc->blocks[i];
         uint64_t time = b->time & ((1ull << LP_BLOCK_TIME_BITS) - 1);
         struct lp_loss_record *r;
+        uint32_t ctx;
         size_t s;
 
         if (only_gen && (uint16_t)(b->time >> LP_BLOCK_TIME_BITS) != gen) {
@@ -130,9 +135,10 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
         }
         if ((n + 1) * 2 > m.mask + 1 && !map_grow(&m, recs, n))
             goto fail;
-        s = probe(&m, recs, b->kind, b->stack_id);
+        ctx = lp_loss_context(b->stack_id, (unsigned)lp_config.depth);
+        s = probe(&m, recs, b->kind, ctx);
         if (!m.slot[s]) {
-            struct lp_stack *st = lp_stack_get(b->stack_id);
+            struct lp_stack *st = lp_stack_get(ctx);
 
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 64;
@@ -146,7 +152,7 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
             r = &recs[n];
             memset(r, 0, sizeof(*r));
             r->kind = b->kind;
-            r->stack_id = b->stack_id;
+            r->stack_id = ctx;
             r->ips = st ? st->frames : NULL;
             r->nips = st ? st->nframes : 0;
             r->supp = -1;
