@@ -109,6 +109,13 @@ $(O)/samples/dlopen_app: samples/dlopen_app.c $(O)/samples/libctorlib.so
 $(O)/samples/before_main: samples/before_main.c $(O)/samples/libctorlib.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/samples -lctorlib -Wl,-rpath,'$$ORIGIN'
 
+# A sample whose linked library registers many exit handlers before main.
+$(O)/samples/libatexit_lib.so: samples/lib/atexit_lib.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/atexit_many: samples/atexit_many.c $(O)/samples/libatexit_lib.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/samples -latexit_lib -Wl,-rpath,'$$ORIGIN'
+
 # A sample whose linked library frees in its destructor.
 $(O)/samples/libdtorlib.so: samples/lib/dtorlib.c
 	@mkdir -p $(dir $@)

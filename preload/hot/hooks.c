@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "preload/hot/guard.h"
+#include "preload/life/exit_lists.h"
 #include "preload/lp.h"
 #include "preload/hot/real.h"
 #include "preload/hot/track.h"
@@ -73,6 +74,8 @@ LP_EXPORT void *calloc(size_t n, size_t size)
     p = IN_LIBC(lp_real.calloc(n, size));
     if (LP_LIKELY(p != NULL))
         lp_track_alloc(p, total, LP_HOW_MALLOC);
+    if (LP_UNLIKELY(n == 1 && size == LP_EXIT_LIST_SIZE))
+        lp_exit_lists_note(p, (uintptr_t)__builtin_return_address(0));
     return p;
 }
 

@@ -21,6 +21,7 @@
  * (a sigaltstack, a signal handler).
  * Context: COLD.
  */
+#include "preload/life/exit_lists.h"
 #include "preload/life/exit.h"
 
 #include <dlfcn.h>
@@ -170,6 +171,8 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
     /* Its frees are the program's: before the guard. */
+    if (how == LP_EXIT_NORMAL)
+        lp_exit_lists_forget();
     if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
         if (lp_config.freeres > 0 || lp_threads_others_running() == 0)
             runtime_freeres();

@@ -9,6 +9,7 @@
  * Context: BOOT (no allocation through the hooks); lp_init_request_service
  * is SIGNAL-safe.
  */
+#include "preload/life/exit_lists.h"
 #include "preload/life/init.h"
 
 #include "preload/hot/nursery.h"
@@ -75,6 +76,7 @@ bool lp_init_slow(void)
         return true;
     }
     lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
+    lp_exit_lists_init();
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);
     lp_sample_init();

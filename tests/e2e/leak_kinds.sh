@@ -1,12 +1,13 @@
 # All four leak kinds, cycles, interior pointers and heuristics (C), C++
 # containers (std::string, vector, map, new[], multiple inheritance), the
 # inlined frames of -O2 C++ (named as Memcheck names them), a program's
-# own operator new (shown as Memcheck shows it), and
+# own operator new (shown as Memcheck shows it), a library's 80 exit
+# handlers (glibc's handler blocks, freed after our report, counted freed), and
 # threads (one still running at exit, one joined whose result leaked):
 # every record and the LEAK SUMMARY compared with golden output, and the
 # summary numbers with Memcheck's on the same binary.
 . "$(dirname "$0")/_lib.sh"
-for p in leak_kinds cpp_containers cpp_inlined cpp_own_new threads; do
+for p in leak_kinds cpp_containers cpp_inlined cpp_own_new atexit_many threads; do
     run_lp "$WORK/$p.txt" "show_leak_kinds=all" "$SAMPLES/$p"
     if [ "$p" != threads ]; then
         # Thread stacks end in clone3 natively and the record order of the
@@ -29,5 +30,16 @@ for p in leak_kinds cpp_containers cpp_inlined cpp_own_new threads; do
         if [ "$p" != threads ]; then
             same_as_memcheck "$p whole report as memcheck's" "$WORK/$p.txt" "$WORK/mc_$p.txt"
         fi
+    fi
+done
+# Stacks that agree on their first depth frames and differ only beyond:
+# one loss record, as Memcheck keeps only --num-callers frames of each.
+for d in 30 12; do
+    run_lp "$WORK/deep$d.txt" "depth=$d" "$SAMPLES/deep_stacks"
+    check "deep stacks, depth=$d: one loss record for both blocks" \
+        grep -q "48 bytes in 2 blocks are definitely lost in loss record 1 of 1" "$WORK/deep$d.txt"
+    if have_valgrind; then
+        run_mc "$WORK/mc_deep$d.txt" "--num-callers=$d --leak-check=full" "$SAMPLES/deep_stacks"
+        same_as_memcheck "deep stacks, depth=$d: whole report as memcheck's" "$WORK/deep$d.txt" "$WORK/mc_deep$d.txt"
     fi
 done
