@@ -190,7 +190,9 @@ static struct lp_loss_record *suppress(const struct lp_scan *sc,
     if (!f)
         return recs;
     for (i = 0; i < n; i++) {
-        int nf = lp_leaks_frames(lc.sym, recs[i].ips, recs[i].nips, f, cap);
+        /* Matched on the frames Memcheck would have recorded. */
+        unsigned nips = lp_leaks_nips(lc.sym, recs[i].ips, recs[i].nips, depth);
+        int nf = lp_leaks_frames(lc.sym, recs[i].ips, nips, f, cap);
 
         recs[i].supp = lp_supp_match(lc.supp, recs[i].kind, f, nf);
     }
