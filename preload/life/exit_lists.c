@@ -4,8 +4,9 @@
  *
  * The calloc hook hands us every calloc(1, 1040); one made from libc's own
  * code is __new_exitfn's (no other libc function asks for that size). Its
- * address goes into a small array, lock-free (an atomic index; a block
- * past the array's end is not remembered: 64 blocks are 2,048 handlers).
+ * address goes into an array (32 KiB of .bss), lock-free (an atomic index; a block
+ * past the array's end is not remembered: 4,096 blocks are 131,072
+ * handlers; libLLVM alone registers some 3,000 before main).
  * At exit each remembered address that the table still holds with that
  * size is forgotten as if freed; one freed meanwhile and reused by some
  * other block is not (its size or caller tells).
@@ -20,7 +21,7 @@
 #include "preload/hot/track.h"
 #include "preload/lp.h"
 
-#define MAX_LISTS 64
+#define MAX_LISTS 4096
 
 static uintptr_t libc_lo, libc_hi;
 static uintptr_t lists[MAX_LISTS];
