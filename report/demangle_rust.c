@@ -646,6 +646,17 @@ static void type(struct v0 *d)
     d->depth--;
 }
 
+/* Parse a path without printing it. */
+static void skip_path(struct v0 *d)
+{
+    struct out *keep = d->o, sink = {0};
+
+    d->o = &sink;
+    path(d, false);
+    d->o = keep;
+    free(sink.p);
+}
+
 static void path(struct v0 *d, bool in_value)
 {
     char c;
@@ -665,29 +676,14 @@ static void path(struct v0 *d, bool in_value)
     }
     case 'M':
         disambiguator(d);
-        {
-            /* The impl's own path is not printed: only its self type. */
-            struct out *keep = d->o, sink = {0};
-
-            d->o = &sink;
-            path(d, false);
-            d->o = keep;
-            free(sink.p);
-        }
+        skip_path(d); /* the impl's own path: only its self type shows */
         put(d->o, "<");
         type(d);
         put(d->o, ">");
         break;
     case 'X':
         disambiguator(d);
-        {
-            struct out *keep = d->o, sink = {0};
-
-            d->o = &sink;
-            path(d, false);
-            d->o = keep;
-            free(sink.p);
-        }
+        skip_path(d);
         /* fall through */
     case 'Y':
         put(d->o, "<");
@@ -760,15 +756,8 @@ static char *v0(const char *s)
             d.bad = true;
     }
     path(&d, true);
-    if (!d.bad && d.pos < d.n) {
-        /* The instantiating crate: parsed, not printed. */
-        struct out sink = {0};
-
-        d.o = &sink;
-        path(&d, false);
-        free(sink.p);
-        d.o = &o;
-    }
+    if (!d.bad && d.pos < d.n)
+        skip_path(&d); /* the instantiating crate: parsed, not printed */
     if (d.bad || d.pos != d.n || o.oom || o.p == NULL) {
         free(o.p);
         return NULL;

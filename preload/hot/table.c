@@ -94,15 +94,6 @@ void lp_table_prefetch(uintptr_t addr)
         prefetch_shared(addr, lp_hash_addr(addr));
 }
 
-void lp_table_prefetch_free(uintptr_t addr)
-{
-    const struct lp_nursery *n = lp_self.nursery;
-
-    if (n)
-        __builtin_prefetch(&n->slots[lp_nursery_home(addr)], 1, 3);
-    prefetch_shared(addr, lp_hash_addr(addr));
-}
-
 /*
  * A big slot array (a shard of 10^5 blocks and more): ask for huge pages
  * and map it in one call. Every slot is touched at random, so with 4 KiB

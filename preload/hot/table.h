@@ -69,9 +69,6 @@ int lp_table_remove(uintptr_t addr, struct lp_block *out);
 /* Start loading addr's slot into the cache, lock-free: called before the
  * stack is captured, so that the slot's cache miss overlaps the walk. */
 void lp_table_prefetch(uintptr_t addr);
-/* The same for a block about to be freed: it may be in the nursery or,
- * promoted, in the shared table; both slots are asked for. */
-void lp_table_prefetch_free(uintptr_t addr);
 
 /* Look a block up without removing it. */
 int lp_table_find(uintptr_t addr, struct lp_block *out);

@@ -152,21 +152,11 @@ bool lp_track_free(void *p, unsigned how)
     struct lp_guard g;
     struct lp_block b;
     bool pass = true;
-    uint32_t at = 0;
 
     /* Sampled mode: most frees are of untracked blocks; the filter says
      * so without the table. */
     if (lp_sample_untracked((uintptr_t)p) || !lp_guard_enter(&g))
         return true;
-    /* The freed-at stack (the one capture a free costs, unless
-     * keep_stacktraces=alloc, Memcheck's option, saves it) before the
-     * table: the walk hides the miss on the block's slot, asked for
-     * first. A block the table does not hold wasted the walk: rare, and
-     * reported with a stack of its own. */
-    if (lp_heap_errors_on() && lp_config.keep_free_stacks) {
-        lp_table_prefetch_free((uintptr_t)p);
-        at = lp_stack_capture();
-    }
     if (untrack(p, &b)) {
         if (LP_HIDE_ADDR(b.addr) == lp_self.last_alloc) {
             /* Freed before its thread allocated again: temporary. */
@@ -177,6 +167,10 @@ bool lp_track_free(void *p, unsigned how)
                 lp_stack_note_temp(s, lp_sample_est_blocks(b.size));
         }
         if (lp_heap_errors_on()) {
+            /* The freed-at stack: the one capture a free costs, unless
+             * keep_stacktraces=alloc (Memcheck's option) saves it. */
+            uint32_t at = lp_config.keep_free_stacks ? lp_stack_capture() : 0;
+
             if (LP_UNLIKELY(b.how != how))
                 lp_heap_error_mismatch(&b, how, at ? at : lp_stack_capture());
             lp_freed_push(b.addr, b.size, b.stack_id, at);
