@@ -21,6 +21,7 @@
  * (a sigaltstack, a signal handler).
  * Context: COLD.
  */
+#include "preload/life/eh_pool.h"
 #include "preload/life/exit_lists.h"
 #include "preload/life/exit.h"
 
@@ -135,8 +136,8 @@ static bool stack_may_be_small(enum lp_exit_how how)
  * With other threads still running, the runtime's buffers stay (they may
  * be in use), but what __libc_freeres would free is counted as freed, as
  * Memcheck counts it (Valgrind frees them once the other threads are
- * gone): the stdio streams' buffers, and the DTVs of finished threads
- * whose stacks glibc keeps cached. Counted only: the memory stays
+ * gone): the stdio streams' buffers, the DTVs of finished threads whose
+ * stacks glibc keeps cached, and libstdc++'s emergency pool. Counted only: the memory stays
  * allocated, since another thread may still use a stream, and a thread
  * created later may reuse a cached stack with its DTV.
  */
@@ -154,6 +155,7 @@ static void forget_runtime_buffers(void)
 
     for (i = 0; i < n; i++)
         lp_track_forget((void *)dtv[i]);
+    lp_eh_pool_forget(); /* what __gnu_cxx::__freeres frees */
     /* The stdio buffers glibc's _IO_cleanup would release (a racing
      * fopen/fclose elsewhere only makes us count one more or one less). */
     for (f = lp_load_acquire(&_IO_list_all); f && guard < 100000;
