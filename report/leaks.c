@@ -248,12 +248,40 @@ static unsigned folds_new(struct lp_sym *sym, const uintptr_t *ips, unsigned nip
     return k;
 }
 
+/*
+ * Memcheck 3.19 (Debian 12's) implements valloc and aligned_alloc as tail
+ * calls to its memalign, and posix_memalign as a call to it, so their
+ * blocks read "memalign", and "memalign" then "posix_memalign". Our
+ * hook's frame f[0] is shown so; returns the frames in f (1 or 2).
+ */
+static int as_memcheck_names_aligned(struct lp_sym_frame *f)
+{
+    const char *m = f[0].mangled;
+
+    if (m == NULL)
+        return 1;
+    if (strcmp(m, "valloc") == 0 || strcmp(m, "aligned_alloc") == 0) {
+        f[0].fn = f[0].mangled = "memalign";
+    } else if (strcmp(m, "posix_memalign") == 0) {
+        f[1] = f[0];
+        f[0].fn = f[0].mangled = "memalign";
+        return 2;
+    }
+    return 1;
+}
+
 unsigned lp_leaks_nips(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                        int depth)
 {
     struct lp_sym_frame op;
     unsigned k;
 
+    if (depth > 1 && nips >= (unsigned)depth && sym != NULL) {
+        /* posix_memalign's frame is one ip more in Memcheck's count */
+        op = outer_frame(sym, ips[0], false);
+        if (op.mangled != NULL && strcmp(op.mangled, "posix_memalign") == 0)
+            return (unsigned)depth - 1;
+    }
     if (depth <= 0 || nips <= (unsigned)depth)
         return nips;
     k = folds_new(sym, ips, nips, &op);
@@ -288,7 +316,7 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
         } else if (i == 0) {
             f[0] = outer_frame(sym, ips[0], false);
             f[0].inlined = false;
-            got = 1;
+            got = as_memcheck_names_aligned(f);
         } else {
             got = lp_sym_resolve(sym, ips[i], true, f, LP_SYM_MAX_INLINE);
         }

@@ -173,8 +173,10 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
     /* Its frees are the program's: before the guard. */
-    if (how == LP_EXIT_NORMAL)
+    if (how == LP_EXIT_NORMAL) {
+        lp_threads_settle(); /* a thread joined a moment ago is gone */
         lp_exit_lists_forget();
+    }
     if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
         if (lp_config.freeres > 0 || lp_threads_others_running() == 0)
             runtime_freeres();

@@ -100,6 +100,10 @@ void lp_threads_self_internal(void);
 
 /* How many threads of the program other than the caller are still in
  * /proc/self/task (our own threads not counted). COLD, no allocation. */
+/* Wait (20 ms at most) for the threads past their start routine to be
+ * gone from the kernel too: at exit, before counting the others. */
+void lp_threads_settle(void);
+
 size_t lp_threads_others_running(void);
 
 /* What __libc_freeres would free of finished threads whose stacks glibc

@@ -2,12 +2,13 @@
 # containers (std::string, vector, map, new[], multiple inheritance), the
 # inlined frames of -O2 C++ (named as Memcheck names them), a program's
 # own operator new (shown as Memcheck shows it), a library's 80 exit
-# handlers (glibc's handler blocks, freed after our report, counted freed), and
+# handlers (glibc's handler blocks, freed after our report, counted freed),
+# the aligned allocators (named as Memcheck 3.19 names them), and
 # threads (one still running at exit, one joined whose result leaked):
 # every record and the LEAK SUMMARY compared with golden output, and the
 # summary numbers with Memcheck's on the same binary.
 . "$(dirname "$0")/_lib.sh"
-for p in leak_kinds cpp_containers cpp_inlined cpp_own_new atexit_many threads; do
+for p in leak_kinds cpp_containers cpp_inlined cpp_own_new atexit_many aligned_allocs threads; do
     run_lp "$WORK/$p.txt" "show_leak_kinds=all" "$SAMPLES/$p"
     if [ "$p" != threads ]; then
         # Thread stacks end in clone3 natively and the record order of the
