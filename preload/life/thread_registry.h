@@ -14,8 +14,8 @@
  *    has run its key destructors, and its tid is gone. glibc keeps a dead
  *    thread's stack in a cache, and the scan must not take that stack as
  *    a root.
- *  - Stop-the-world: lp_threads_stop() sends every other thread of the
- *    process a real-time signal (LP_THREADS_STOP_SIGNAL) and waits until
+ *  - Stop-the-world (thread_stop.c): lp_threads_stop() sends every other
+ *    thread of the process a real-time signal (LP_THREADS_STOP_SIGNAL) and waits until
  *    each has saved its registers and stack pointer and parked in the
  *    handler; lp_threads_resume() lets them go.
  *
@@ -100,6 +100,10 @@ void lp_threads_self_internal(void);
 
 /* How many threads of the program other than the caller are still in
  * /proc/self/task (our own threads not counted). COLD, no allocation. */
+/* Is tid one of our own threads (the dumper), alive? (thread_stop.c
+ * leaves them running.) */
+bool lp_threads_is_internal(pid_t tid);
+
 /* Wait (20 ms at most) for the threads past their start routine to be
  * gone from the kernel too: at exit, before counting the others. */
 void lp_threads_settle(void);
