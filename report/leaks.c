@@ -270,34 +270,53 @@ static int as_memcheck_names_aligned(struct lp_sym_frame *f)
     return 1;
 }
 
+/* The top of a stack as Memcheck shows it: our hook's frame, named as
+ * Memcheck names its own (as_memcheck_names_aligned), or folded with the
+ * program's operators new above it (folds_new). Fills f (1 or 2 frames:
+ * f has room for LP_SYM_MAX_INLINE) and returns their count; *took is how
+ * many ips they stand for. */
+static int head_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                       struct lp_sym_frame *f, unsigned *took)
+{
+    unsigned k = folds_new(sym, ips, nips, &f[0]);
+
+    if (k > 0) {
+        *took = k;
+        return 1;
+    }
+    f[0] = outer_frame(sym, ips[0], false);
+    f[0].inlined = false;
+    *took = 1;
+    return as_memcheck_names_aligned(f);
+}
+
 unsigned lp_leaks_nips(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                        int depth)
 {
-    struct lp_sym_frame op;
-    unsigned k;
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
+    unsigned took, want;
+    int shown;
 
-    if (depth > 1 && nips >= (unsigned)depth && sym != NULL) {
-        /* posix_memalign's frame is one ip more in Memcheck's count */
-        op = outer_frame(sym, ips[0], false);
-        if (op.mangled != NULL && strcmp(op.mangled, "posix_memalign") == 0)
-            return (unsigned)depth - 1;
-    }
-    if (depth <= 0 || nips <= (unsigned)depth)
+    if (depth <= 0)
         return nips;
-    k = folds_new(sym, ips, nips, &op);
-    return k > 1 && (unsigned)depth + k - 1 < nips ? (unsigned)depth + k - 1 : (unsigned)depth;
+    if (sym == NULL || nips == 0)
+        return nips < (unsigned)depth ? nips : (unsigned)depth;
+    /* Memcheck's depth counts its own top frames: shown of them stand for
+     * took of ours. */
+    shown = head_frames(sym, ips, nips, f, &took);
+    want = (unsigned)depth + took - (unsigned)shown;
+    return nips < want ? nips : want;
 }
 
 int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                     struct lp_sym_frame *out, int max)
 {
-    struct lp_sym_frame f[LP_SYM_MAX_INLINE], op;
-    unsigned used = nips, i, fold;
+    struct lp_sym_frame f[LP_SYM_MAX_INLINE];
+    unsigned used = nips, i, took;
     int n = 0, k, got;
 
     if (max <= 0 || nips == 0)
         return 0;
-    fold = folds_new(sym, ips, nips, &op);
     /* Valgrind's apply_StackTrace: from the outermost frame inwards, the
      * stack ends at each main or below-main function seen, main final. */
     for (i = nips; i-- > 0;) {
@@ -309,14 +328,9 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
             break;
     }
     for (i = 0; i < used && n < max; i++) {
-        if (i == 0 && fold) {
-            f[0] = op;
-            got = 1;
-            i = fold - 1; /* the program's operators new: this one frame */
-        } else if (i == 0) {
-            f[0] = outer_frame(sym, ips[0], false);
-            f[0].inlined = false;
-            got = as_memcheck_names_aligned(f);
+        if (i == 0) {
+            got = head_frames(sym, ips, nips, f, &took);
+            i = took - 1;
         } else {
             got = lp_sym_resolve(sym, ips[i], true, f, LP_SYM_MAX_INLINE);
         }

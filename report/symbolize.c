@@ -574,17 +574,23 @@ static const char *function_symbol(struct lp_sym *sym, Dwfl_Module *mod,
     return symname;
 }
 
-/* The file table of the CU holding addr, or NULL. */
-static Dwarf_Files *files_at(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr)
+/* The file table of a CU, or NULL. */
+static Dwarf_Files *files_of(Dwarf_Die *cu)
 {
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = cu_of(sym, mod, addr, &bias);
     Dwarf_Files *files = NULL;
     size_t n = 0;
 
     if (cu == NULL || dwarf_getsrcfiles(cu, &files, &n) != 0)
         return NULL;
     return files;
+}
+
+/* The file table of the CU holding addr, or NULL. */
+static Dwarf_Files *files_at(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr)
+{
+    Dwarf_Addr bias = 0;
+
+    return files_of(cu_of(sym, mod, addr, &bias));
 }
 
 static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
@@ -627,7 +633,7 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
         const char *src = l != NULL ? dwarf_linesrc(l, NULL, NULL) : NULL;
 
         if (src != NULL && dwarf_lineno(l, &lineno) == 0 && lineno >= 0) {
-            out->file = lp_sym_intern(sym, entry_name(files_at(sym, mod, addr), src));
+            out->file = lp_sym_intern(sym, entry_name(files_of(cu), src));
             out->line = lineno;
         }
     }

@@ -137,9 +137,9 @@ static bool stack_may_be_small(enum lp_exit_how how)
  * be in use), but what __libc_freeres would free is counted as freed, as
  * Memcheck counts it (Valgrind frees them once the other threads are
  * gone): the stdio streams' buffers, the DTVs of finished threads whose
- * stacks glibc keeps cached, and libstdc++'s emergency pool. Counted only: the memory stays
- * allocated, since another thread may still use a stream, and a thread
- * created later may reuse a cached stack with its DTV.
+ * stacks glibc keeps cached, and libstdc++'s emergency pool. Counted
+ * only: the memory stays allocated, since another thread may still use a
+ * stream, and a thread created later may reuse a cached stack with its DTV.
  */
 /* glibc's list of open streams (exported since 2.2.5; the FILE part of
  * each entry is the public struct). */
