@@ -2,7 +2,8 @@
 /*
  * nursery.c - the threads' nurseries of young blocks (nursery.h): the
  * list of them, the search of a block freed by another thread, the flush
- * into the shared table, and the cold visitors.
+ * into the shared table, and the cold visitors (each a visit of
+ * nursery_bias.c: with its spinlock, every nursery is theirs to read).
  * Context: HOT (take_elsewhere, flush); the rest COLD.
  */
 #include "preload/hot/nursery.h"
@@ -23,6 +24,11 @@ struct lp_nursery *lp_nursery_main(void)
     if (lp_load_acquire(&main_nursery) == NULL)
         lp_store_release(&main_nursery, lp_nursery_new());
     return lp_load_acquire(&main_nursery);
+}
+
+struct lp_nursery *lp_nursery_first(void)
+{
+    return lp_load_acquire(&nurseries);
 }
 
 struct lp_nursery *lp_nursery_new(void)
@@ -47,19 +53,25 @@ bool lp_nursery_take_elsewhere(const struct lp_nursery *skip, uintptr_t addr,
 {
     uint64_t bit = lp_nursery_region_bit(addr);
     struct lp_nursery *n;
+    bool visiting = false, hit = false;
 
-    for (n = lp_load_acquire(&nurseries); n; n = n->next) {
-        bool locked, hit;
-
+    for (n = lp_load_acquire(&nurseries); n && !hit; n = n->next) {
         if (n == skip || !(lp_load_acquire(&n->regions) & bit))
             continue;
-        locked = lp_nursery_lock(n);
+        if (!visiting) {
+            lp_nursery_visit_begin();
+            visiting = true;
+        }
+        lp_spin_lock(&n->lock);
         hit = lp_nursery_take_locked(n, addr, out);
-        lp_nursery_unlock(n, locked);
-        if (hit)
-            return true;
+        lp_spin_unlock(&n->lock);
     }
-    return false;
+    if (visiting) {
+        if (hit)
+            lp_nursery_bias_note_handover();
+        lp_nursery_visit_end();
+    }
+    return hit;
 }
 
 void lp_nursery_flush(struct lp_nursery *n,
@@ -111,30 +123,33 @@ void lp_nursery_for_each(void (*fn)(const struct lp_block *, void *),
 {
     struct lp_nursery *n;
 
+    lp_nursery_visit_begin();
     for (n = lp_load_acquire(&nurseries); n; n = n->next) {
-        bool locked = lp_nursery_lock(n);
-
+        lp_spin_lock(&n->lock);
         visit(n, fn, arg);
-        lp_nursery_unlock(n, locked);
+        lp_spin_unlock(&n->lock);
     }
+    lp_nursery_visit_end();
 }
 
 bool lp_nursery_find(uintptr_t addr, struct lp_block *out)
 {
     struct lp_nursery *n;
+    bool hit = false;
 
-    for (n = lp_load_acquire(&nurseries); n; n = n->next) {
-        bool locked = lp_nursery_lock(n), hit;
-        size_t i = lp_nursery_probe(n, addr);
+    lp_nursery_visit_begin();
+    for (n = lp_load_acquire(&nurseries); n && !hit; n = n->next) {
+        size_t i;
 
+        lp_spin_lock(&n->lock);
+        i = lp_nursery_probe(n, addr);
         hit = lp_slot_addr(&n->slots[i]) != 0;
         if (hit && out)
             lp_slot_unpack(&n->slots[i], out);
-        lp_nursery_unlock(n, locked);
-        if (hit)
-            return true;
+        lp_spin_unlock(&n->lock);
     }
-    return false;
+    lp_nursery_visit_end();
+    return hit;
 }
 
 size_t lp_nursery_count(void)
@@ -151,10 +166,11 @@ void lp_nursery_drain(void (*fn)(const struct lp_block *, void *), void *arg)
 {
     struct lp_nursery *n;
 
+    lp_nursery_visit_begin();
     for (n = lp_load_acquire(&nurseries); n; n = n->next) {
-        bool locked = lp_nursery_lock(n);
         size_t i;
 
+        lp_spin_lock(&n->lock);
         visit(n, fn, arg);
         if (n->count) /* else its pages may never have been touched */
             for (i = 0; i < LP_NURSERY_SLOTS; i++)
@@ -163,14 +179,17 @@ void lp_nursery_drain(void (*fn)(const struct lp_block *, void *), void *arg)
         n->count = 0;
         n->regions = 0;
         n->drained = true;
-        lp_nursery_unlock(n, locked);
+        lp_spin_unlock(&n->lock);
     }
+    lp_nursery_visit_end();
 }
 
+/* A visit that spans both calls (fork, the stop of the leak scan). */
 void lp_nursery_lock_all(void)
 {
     struct lp_nursery *n;
 
+    lp_nursery_visit_begin();
     for (n = lp_load_acquire(&nurseries); n; n = n->next)
         lp_spin_lock(&n->lock);
 }
@@ -181,12 +200,16 @@ void lp_nursery_unlock_all(void)
 
     for (n = lp_load_acquire(&nurseries); n; n = n->next)
         lp_spin_unlock(&n->lock);
+    lp_nursery_visit_end();
 }
 
 void lp_nursery_atfork_child(void)
 {
     struct lp_nursery *n;
 
-    for (n = nurseries; n; n = n->next)
+    for (n = nurseries; n; n = n->next) {
         n->lock = 0;
+        n->busy = 0; /* its thread is gone */
+    }
+    lp_nursery_bias_atfork_child();
 }

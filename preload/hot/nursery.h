@@ -25,14 +25,21 @@
  * block the nursery holds (a block handed to another thread), lists the
  * live blocks, or forks. Until the process has a second thread
  * (lp_any_thread: set by pthread_create before any other thread exists,
- * ours included) only its thread can, and no lock is taken; from then on
- * every access holds the nursery's lock - its own line, in its thread's
- * cache unless another thread just came by. A free that misses in its
- * own nursery and in the shared table looks through the other
- * nurseries; each says which 64 MiB regions of the address space it
- * holds blocks of (regions, a 64-bit filter: glibc gives each thread's
- * arena heaps of their own), so the search locks only the nurseries that
- * may hold the block.
+ * ours included) only its thread can, and nothing is taken. From then on
+ * the thread keeps its nursery by a biased lock (nursery_bias.c): it
+ * marks the nursery busy with a plain store and goes on unless a visitor
+ * is about (lp_nursery_locking), with no atomic read-modify-write; a
+ * visitor raises lp_nursery_locking, makes every thread's stores visible
+ * (membarrier) and waits for the busy ones to finish, and from then on
+ * owners and visitors alike take the nursery's spinlock until the last
+ * visitor leaves. The uncontended spinlock each operation took before
+ * (a locked exchange, which drains the store buffer of everything the
+ * hook just wrote) was 48% of the table's share of a 2-thread storm.
+ * A free that misses in its own nursery and in the shared table looks
+ * through the other nurseries; each says which 64 MiB regions of the
+ * address space it holds blocks of (regions, a 64-bit filter: glibc
+ * gives each thread's arena heaps of their own), so the search visits
+ * only the nurseries that may hold the block.
  *
  * Context: HOT; the visitors, the drain and the locks-all are COLD.
  */
@@ -44,8 +51,9 @@
 #define LP_NURSERY_REGION_SHIFT 26
 
 struct lp_nursery {
-    int lock;     /* lp_spin_lock, taken once lp_any_thread */
+    int lock;     /* lp_spin_lock: visitors, and owners while one is about */
     bool drained; /* the final leak check emptied it for good */
+    uint8_t busy; /* its thread is inside, biased (nursery_bias.c) */
     uint32_t count;
     uint64_t regions; /* bit (region hash & 63) per region with blocks here */
     struct lp_nursery *next; /* every nursery, push-only */
@@ -59,25 +67,67 @@ extern bool lp_any_thread;
  * one for a thread record (arena; NULL without memory). */
 struct lp_nursery *lp_nursery_main(void);
 struct lp_nursery *lp_nursery_new(void);
+/* The list of every nursery (push-only). */
+struct lp_nursery *lp_nursery_first(void);
 
 static inline uint64_t lp_nursery_region_bit(uintptr_t addr)
 {
     return 1ull << (lp_hash_addr(addr >> LP_NURSERY_REGION_SHIFT) & 63);
 }
 
-static inline bool lp_nursery_lock(struct lp_nursery *n)
+/* Nonzero while owners must take their nursery's spinlock: a visitor is
+ * about, or the biased lock is off for good (no membarrier, or threads
+ * hand young blocks to each other often: nursery_bias.c). */
+extern uint8_t lp_nursery_locking;
+
+/* How an owner holds its nursery. */
+enum { LP_OWN_FREE, LP_OWN_BIASED, LP_OWN_LOCKED };
+
+/* The thread takes its own nursery (lp_self.nursery). Biased: the busy
+ * mark, then the visitors' flag. A visitor stores the flag, then makes
+ * every thread's stores visible (membarrier), then reads busy: so either
+ * it sees this mark, or this load sees its flag (the compiler barrier
+ * keeps the two in order here; membarrier stands for the hardware fence
+ * this side leaves out). */
+static inline int lp_nursery_own(struct lp_nursery *n)
 {
     if (!lp_load_relaxed(&lp_any_thread))
-        return false;
+        return LP_OWN_FREE;
+    lp_store_relaxed(&n->busy, 1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (LP_LIKELY(!lp_load_acquire(&lp_nursery_locking)))
+        return LP_OWN_BIASED;
+    lp_store_release(&n->busy, 0);
     lp_spin_lock(&n->lock);
-    return true;
+    return LP_OWN_LOCKED;
 }
 
-static inline void lp_nursery_unlock(struct lp_nursery *n, bool locked)
+static inline void lp_nursery_disown(struct lp_nursery *n, int how)
 {
-    if (locked)
+    if (how == LP_OWN_BIASED) {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        lp_store_release(&n->busy, 0);
+    } else if (how == LP_OWN_LOCKED) {
         lp_spin_unlock(&n->lock);
+    }
 }
+
+/* A visitor (any thread, the owner too, outside its own operations):
+ * between begin and end every nursery is held by its spinlock, which
+ * the visitor takes for each nursery it reads or changes. Nest freely;
+ * never call begin holding a shard lock or a nursery lock (an owner
+ * busy in a flush may be waiting for one). COLD. */
+void lp_nursery_visit_begin(void);
+void lp_nursery_visit_end(void);
+
+/* BOOT: can the biased lock be used (membarrier)? Until then, and if
+ * not, owners always lock. */
+void lp_nursery_bias_init(void);
+/* Fork child: one thread, no visitor; the registration is per process. */
+void lp_nursery_bias_atfork_child(void);
+/* A young block freed by another thread: counted; past a bound the bias
+ * is given up (each such visit costs a membarrier). COLD. */
+void lp_nursery_bias_note_handover(void);
 
 /* A block's home slot in a nursery: its address in 16-byte granules
  * (malloc's alignment) modulo the nursery, no mixing. Young blocks are

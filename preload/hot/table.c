@@ -363,8 +363,7 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
     struct lp_nursery *n = lp_self.nursery;
     struct lp_slot packed, *b;
     uint64_t region;
-    bool locked;
-    int ret = 0;
+    int own, ret = 0;
 
     if (LP_UNLIKELY(addr == 0 || addr > LP_SLOT_ADDR_MASK))
         return -ENOMEM; /* cannot be packed: left untracked */
@@ -372,9 +371,9 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
                  lp_load_relaxed(&generation));
     if (!n)
         return shared_insert(&packed, lp_hash_addr(addr), stale);
-    locked = lp_nursery_lock(n);
+    own = lp_nursery_own(n);
     if (LP_UNLIKELY(n->drained)) {
-        lp_nursery_unlock(n, locked);
+        lp_nursery_disown(n, own);
         return -ENOMEM; /* after the final leak check: left untracked */
     }
     if (LP_UNLIKELY(n->count >= LP_NURSERY_FULL))
@@ -392,7 +391,7 @@ int lp_table_insert_how(uintptr_t addr, size_t size, uint32_t stack_id,
     region = lp_nursery_region_bit(addr);
     if (!(n->regions & region))
         lp_store_release(&n->regions, n->regions | region);
-    lp_nursery_unlock(n, locked);
+    lp_nursery_disown(n, own);
     return ret;
 }
 
@@ -437,10 +436,10 @@ int lp_table_remove(uintptr_t addr, struct lp_block *out)
     if (LP_UNLIKELY(addr == 0))
         return -ENOENT;
     if (n) {
-        bool locked = lp_nursery_lock(n), hit;
+        int own = lp_nursery_own(n);
+        bool hit = lp_nursery_take_locked(n, addr, out);
 
-        hit = lp_nursery_take_locked(n, addr, out);
-        lp_nursery_unlock(n, locked);
+        lp_nursery_disown(n, own);
         if (hit)
             return 0;
     }

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 
 #include "preload/hot/real.h"
+#include "preload/hot/nursery.h"
 #include "preload/hot/table.h"
 #include "preload/hot/track.h"
 #include "preload/lp.h"
@@ -56,10 +57,14 @@ void lp_exit_lists_forget(void)
 
     if (n > MAX_LISTS)
         n = MAX_LISTS;
+    /* One visit of the nurseries for all the finds (each would otherwise
+     * be one, with a membarrier when threads still run). */
+    lp_nursery_visit_begin();
     for (i = 0; i < n; i++) {
         uintptr_t p = lp_load_acquire(&lists[i]);
 
         if (p != 0 && lp_table_find(p, &b) == 0 && b.size == LP_EXIT_LIST_SIZE)
             lp_track_forget((void *)p);
     }
+    lp_nursery_visit_end();
 }

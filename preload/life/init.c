@@ -84,7 +84,9 @@ bool lp_init_slow(void)
     lp_snapshot_init();
     /* The thread that brings the library up (main, nearly always) gets
      * the first nursery; threads we start get one with their record
-     * (thread_registry.c). */
+     * (thread_registry.c). Their owners lock them only while a visitor
+     * is about, if membarrier lets the visitors make sure of that. */
+    lp_nursery_bias_init();
     lp_self.nursery = lp_nursery_main();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);

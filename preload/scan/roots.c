@@ -35,6 +35,7 @@
 
 #include "preload/hot/arena.h"
 #include "preload/hot/guard.h"
+#include "preload/hot/nursery.h"
 #include "preload/life/process.h"
 #include "preload/hot/table.h"
 #include "preload/life/thread_registry.h"
@@ -593,6 +594,11 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
     }
 
     /* See the banner: no thread may be parked holding a shard lock. */
+    /* One visit of the nurseries from before the stop until the resume:
+     * a thread parked between its busy mark and its look at the flag
+     * (nursery.h) would hold up a visit that began while it is parked,
+     * and the scan's finds visit once each. */
+    lp_nursery_visit_begin();
     lp_table_lock_all();
     nstopped = lp_threads_stop(&stopped);
     lp_table_unlock_all();
@@ -718,6 +724,7 @@ out:
             out->threads_timed_out++;
     }
     lp_threads_resume();
+    lp_nursery_visit_end();
 unmap:
     lp_scan_buf_free(&work);
     lp_scan_buf_free(&text);

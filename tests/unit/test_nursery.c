@@ -216,6 +216,125 @@ static void test_blocks_handed_between_threads_are_not_lost(void **state)
     assert_int_equal(lp_table_count(), total);
 }
 
+/*
+ * The biased lock: owners churn their nurseries without locking while a
+ * visitor lists the live blocks again and again. Each owner holds LIVE
+ * blocks between its operations, every block's size a function of its
+ * address; a visitor that met an owner mid-operation would see a slot
+ * torn (a size that does not fit) or a count out of range.
+ */
+#define OWNERS 2
+#define LIVE 300
+#define CHURN 300000
+static int churning;
+
+static size_t size_of_addr(uintptr_t a)
+{
+    return (size_t)((a >> 4) % 509) + 1;
+}
+
+static void *churner(void *arg)
+{
+    uintptr_t base = 0xa100000000 + (uintptr_t)arg * 0x4000000;
+    unsigned i;
+
+    lp_self.nursery = lp_nursery_new();
+    for (i = 0; i < LIVE; i++)
+        if (lp_table_insert(base + i * 16, size_of_addr(base + i * 16), 1,
+                            NULL) != 0)
+            return (void *)1;
+    for (i = 0; i < CHURN; i++) {
+        /* Replace one block: addresses cycle through 4 * LIVE, so the
+         * nursery sees inserts, removes and backward shifts. */
+        uintptr_t old = base + (uintptr_t)(i % (4 * LIVE)) * 16;
+        uintptr_t nw = base + (uintptr_t)((i + LIVE) % (4 * LIVE)) * 16;
+        struct lp_block b;
+
+        if (lp_table_remove(old, &b) != 0 || b.size != size_of_addr(old))
+            return (void *)2;
+        if (lp_table_insert(nw, size_of_addr(nw), 1, NULL) != 0)
+            return (void *)3;
+    }
+    for (i = 0; i < 4 * LIVE; i++)
+        (void)lp_table_remove(base + i * 16, NULL);
+    return NULL;
+}
+
+struct seen {
+    size_t n, torn;
+};
+
+static void check_cb(const struct lp_block *b, void *arg)
+{
+    struct seen *s = arg;
+
+    if (b->addr >= 0xa100000000 && b->addr < 0xa100000000 + OWNERS * 0x4000000) {
+        s->n++;
+        if (b->size != size_of_addr(b->addr))
+            s->torn++;
+    }
+}
+
+static void test_visitors_meet_biased_owners_between_operations(void **state)
+{
+    pthread_t t[OWNERS];
+    size_t visits = 0, bad = 0, i;
+    void *r;
+
+    (void)state;
+    lp_any_thread = true;
+    lp_nursery_bias_init();
+    if (lp_nursery_locking) {
+        skip(); /* no membarrier here: owners always lock */
+        return;
+    }
+    __atomic_store_n(&churning, OWNERS, __ATOMIC_RELEASE);
+    for (i = 0; i < OWNERS; i++)
+        pthread_create(&t[i], NULL, churner, (void *)i);
+    for (visits = 0; visits < 2000; visits++) {
+        struct seen s = {0, 0};
+
+        lp_table_for_each(check_cb, &s);
+        /* Between its operations each owner holds LIVE (before it is
+         * done making them: fewer; after a remove: one fewer). */
+        if (s.torn || s.n > OWNERS * LIVE)
+            bad++;
+    }
+    for (i = 0; i < OWNERS; i++) {
+        pthread_join(t[i], &r);
+        assert_null(r);
+    }
+    assert_int_equal(bad, 0);
+    /* No visitor left: the owners are biased again. */
+    assert_int_equal(lp_nursery_locking, 0);
+}
+
+/* Blocks handed from thread to thread: each free is a visit, and past a
+ * bound the bias is given up for good (owners lock). */
+static void test_frequent_handovers_give_the_bias_up(void **state)
+{
+    size_t total = lp_table_count();
+    pthread_t p, c;
+    void *rp, *rc;
+
+    (void)state;
+    lp_any_thread = true;
+    lp_nursery_bias_init();
+    if (lp_nursery_locking) {
+        skip();
+        return;
+    }
+    head = tail = 0;
+    pthread_create(&c, NULL, consumer, NULL);
+    pthread_create(&p, NULL, producer, NULL);
+    pthread_join(p, &rp);
+    pthread_join(c, &rc);
+    assert_null(rp);
+    assert_null(rc);
+    assert_int_equal(lp_table_count(), total);
+    assert_int_equal(lp_nursery_locking, 1);
+}
+
 /* Visitors see nursery and shared blocks once each; the drain leaves
  * nothing and later inserts fail. Last: the table is dead after. */
 static void test_visitors_and_the_drain_see_every_block_once(void **state)
@@ -247,6 +366,8 @@ int main(void)
         cmocka_unit_test(test_a_flush_replaces_a_stale_shared_entry),
         cmocka_unit_test(test_a_block_of_another_nursery_is_found),
         cmocka_unit_test(test_blocks_handed_between_threads_are_not_lost),
+        cmocka_unit_test(test_visitors_meet_biased_owners_between_operations),
+        cmocka_unit_test(test_frequent_handovers_give_the_bias_up),
         cmocka_unit_test(test_visitors_and_the_drain_see_every_block_once),
     };
     return cmocka_run_group_tests_name("nursery", tests, setup, NULL);
