@@ -20,6 +20,7 @@
 
 #include "preload/hot/guard.h"
 #include "preload/life/exit_lists.h"
+#include "preload/life/own_tls.h"
 #include "preload/lp.h"
 #include "preload/hot/real.h"
 #include "preload/hot/track.h"
@@ -72,6 +73,9 @@ LP_EXPORT void *calloc(size_t n, size_t size)
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(total, 16); /* static memory is zeroed */
     p = IN_LIBC(lp_real.calloc(n, size));
+    if (LP_UNLIKELY(size == 16)) /* a thread's DTV: ours taken out */
+        total = lp_own_tls_dtv_size(n, total,
+                                    (uintptr_t)__builtin_return_address(0));
     if (LP_LIKELY(p != NULL))
         lp_track_alloc(p, total, LP_HOW_MALLOC);
     if (LP_UNLIKELY(n == 1 && size == LP_EXIT_LIST_SIZE))

@@ -13,6 +13,7 @@
 #include "preload/life/init.h"
 
 #include "preload/hot/nursery.h"
+#include "preload/life/own_tls.h"
 
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -77,6 +78,7 @@ bool lp_init_slow(void)
     }
     lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
     lp_exit_lists_init();
+    lp_own_tls_init();
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);
     lp_sample_init();

@@ -27,6 +27,8 @@
  * Context: COLD; the caller holds the guard (dlopen allocates: untracked).
  */
 #include <dlfcn.h>
+
+#include "preload/life/own_tls.h"
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
@@ -147,6 +149,7 @@ LP_COLD static bool load(void)
     bool held = lp_guard_held;
     void *h;
     bool ok = true;
+    unsigned tls_before;
 
     lp_spin_lock(&load_lock);
     if (lp_load_relaxed(&load_state) != 0) {
@@ -154,7 +157,10 @@ LP_COLD static bool load(void)
         return lp_load_relaxed(&load_state) > 0;
     }
     lp_guard_held = true;
+    /* libdw and libelf have TLS: new threads' DTVs grow (own_tls.c). */
+    tls_before = lp_own_tls_count_before();
     h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    lp_own_tls_count_after(tls_before);
     if (h == NULL)
         ok = false;
 #define SYM(name) \
