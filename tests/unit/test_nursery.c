@@ -199,14 +199,14 @@ static void *consumer(void *arg)
     return NULL;
 }
 
-static void test_blocks_handed_between_threads_are_not_lost(void **state)
+/* The producer and the consumer, run to the end: nothing lost. */
+static void hand_blocks_over(void)
 {
     size_t total = lp_table_count();
     pthread_t p, c;
     void *rp, *rc;
 
-    (void)state;
-    lp_any_thread = true;
+    head = tail = 0;
     pthread_create(&c, NULL, consumer, NULL);
     pthread_create(&p, NULL, producer, NULL);
     pthread_join(p, &rp);
@@ -214,6 +214,13 @@ static void test_blocks_handed_between_threads_are_not_lost(void **state)
     assert_null(rp);
     assert_null(rc);
     assert_int_equal(lp_table_count(), total);
+}
+
+static void test_blocks_handed_between_threads_are_not_lost(void **state)
+{
+    (void)state;
+    lp_any_thread = true;
+    hand_blocks_over();
 }
 
 /*
@@ -313,10 +320,6 @@ static void test_visitors_meet_biased_owners_between_operations(void **state)
  * bound the bias is given up for good (owners lock). */
 static void test_frequent_handovers_give_the_bias_up(void **state)
 {
-    size_t total = lp_table_count();
-    pthread_t p, c;
-    void *rp, *rc;
-
     (void)state;
     lp_any_thread = true;
     lp_nursery_bias_init();
@@ -324,14 +327,7 @@ static void test_frequent_handovers_give_the_bias_up(void **state)
         skip();
         return;
     }
-    head = tail = 0;
-    pthread_create(&c, NULL, consumer, NULL);
-    pthread_create(&p, NULL, producer, NULL);
-    pthread_join(p, &rp);
-    pthread_join(c, &rc);
-    assert_null(rp);
-    assert_null(rc);
-    assert_int_equal(lp_table_count(), total);
+    hand_blocks_over();
     assert_int_equal(lp_nursery_locking, 1);
 }
 
