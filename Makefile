@@ -100,6 +100,11 @@ $(O)/samples/%: samples/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
 
+# A program that links libunwind itself (its TLS module is its own).
+$(O)/samples/reach_own_libunwind: samples/reach_own_libunwind.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -Wl,--no-as-needed -lunwind
+
 # A sample whose linked library allocates in its constructor.
 $(O)/samples/libctorlib.so: samples/lib/ctorlib.c
 	@mkdir -p $(dir $@)
