@@ -17,6 +17,11 @@
  *   process_life close_stderr      leak, close fd 2, open a data file that
  *                                  becomes fd 2, write to it, exit 0
  *   process_life python_sigint     what a runtime sees of SIGINT at start
+ *   process_life sleepers          a thread in pause(), one in a 1.5 s
+ *                                  nanosleep; under leakprof the test sends
+ *                                  SIGUSR1 meanwhile (a live report stops
+ *                                  them): pause must not return, the
+ *                                  sleep must not end early
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -191,6 +196,42 @@ static int python_sigint(void)
     return 0;
 }
 
+static volatile int pause_returned;
+
+static void *in_pause(void *arg)
+{
+    (void)arg;
+    pause();
+    pause_returned = 1;
+    return NULL;
+}
+
+static void *in_sleep(void *arg)
+{
+    struct timespec t0, t1, d = {1, 500000000};
+    double slept;
+
+    (void)arg;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    nanosleep(&d, NULL); /* once: an early return shows */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    slept = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("nanosleep: %s\n", slept >= 1.45 ? "slept in full" : "cut short");
+    return NULL;
+}
+
+static int sleepers(void)
+{
+    pthread_t p, n;
+
+    pthread_create(&p, NULL, in_pause, NULL);
+    pthread_create(&n, NULL, in_sleep, NULL);
+    pthread_join(n, NULL);
+    usleep(100 * 1000);
+    printf("pause: %s\n", pause_returned ? "returned" : "still waiting");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -211,6 +252,8 @@ int main(int argc, char **argv)
         return close_stderr(argc > 2 ? argv[2] : "data.out");
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "sleepers"))
+        return sleepers();
     fprintf(stderr, "usage: process_life CASE\n");
     return 2;
 }

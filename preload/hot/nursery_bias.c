@@ -32,11 +32,10 @@
  * only for a handed-over block.
  */
 #include "preload/hot/nursery.h"
+#include "preload/life/seccomp_state.h"
 
-#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <sched.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -51,34 +50,6 @@ static unsigned handovers; /* young blocks freed by another thread */
 
 #define HANDOVER_LIMIT 256
 
-/* The process's Seccomp field in /proc/self/status: 0 (none), or -1
- * when it cannot be read (then assume a filter). Plain system calls
- * only: BOOT and under the guard. */
-static int seccomp_mode(void)
-{
-    char buf[2048];
-    const char *p;
-    ssize_t got = -1, n;
-    size_t len = 0;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-
-    if (fd < 0)
-        return -1;
-    while (len < sizeof(buf) - 1 &&
-           (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-        len += (size_t)n;
-    close(fd);
-    buf[len] = '\0';
-    p = strstr(buf, "\nSeccomp:");
-    if (p == NULL)
-        return -1;
-    for (p += 9; *p == ' ' || *p == '\t'; p++)
-        ;
-    if (*p >= '0' && *p <= '9')
-        got = *p - '0';
-    return (int)got;
-}
-
 static long membarrier(int cmd)
 {
     return syscall(SYS_membarrier, cmd, 0, 0);
@@ -88,7 +59,7 @@ static bool register_barrier(void)
 {
     long q;
 
-    if (seccomp_mode() != 0)
+    if (lp_seccomp_mode() != 0)
         return false; /* a filter may kill on membarrier: never ask */
     q = membarrier(MEMBARRIER_CMD_QUERY);
     if (q < 0 || !(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
@@ -108,7 +79,7 @@ static void barrier(void)
 {
     static void *page;
 
-    if (seccomp_mode() == 0 &&
+    if (lp_seccomp_mode() == 0 &&
         membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0)
         return;
     if (page == NULL) {

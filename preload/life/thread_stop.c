@@ -6,11 +6,12 @@
  * Context: see thread_registry.h. The stop handler is SIGNAL context: it
  * touches only atomics, its own slot, and raw syscalls (gettid, futex).
  *
- * Why a signal and not ptrace: ptrace needs a helper process and may be
- * forbidden (Yama, containers). A handler parked on a futex is enough to
+ * ptrace first (thread_stop_ptrace.c): the stopped threads' system calls
+ * resume untouched. Where ptrace may not be used (seccomp, Yama, a
+ * debugger attached), a signal: a handler parked on a futex is enough to
  * freeze a thread's registers and stack; the price is that a few syscalls
- * the kernel never restarts (nanosleep, poll with a timeout, ...) return
- * EINTR in the stopped thread, as for any signal.
+ * the kernel never restarts (pause, nanosleep, poll with a timeout, ...)
+ * return EINTR in the stopped thread, as for any signal.
  */
 #include "preload/life/thread_registry.h"
 
@@ -26,6 +27,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "preload/life/thread_stop_ptrace.h"
 #include "preload/lp.h"
 
 /* Slot states: the handshake between the scanner and one handler. */
@@ -39,6 +41,7 @@ static struct {
     int signo;        /* the stop signal in use, 0 before the first stop */
     uintptr_t cookie; /* si_value of our stop signals */
     bool can_signal;  /* this stop found a signal to stop with */
+    bool by_ptrace;   /* this stop is thread_stop_ptrace.c's */
 } threads;
 
 static void on_stop_signal(int sig, siginfo_t *si, void *ucv);
@@ -384,7 +387,15 @@ size_t lp_threads_stop(struct lp_stopped_thread **out)
     unsigned int e;
     size_t i;
     int round;
+    long n;
 
+    if (lp_threads_others_running() > 0 &&
+        (n = lp_threads_stop_ptrace(threads.slots, LP_THREADS_MAX_STOPPED)) >= 0) {
+        threads.by_ptrace = true;
+        threads.nslots = (size_t)n;
+        *out = threads.slots;
+        return threads.nslots;
+    }
     threads.can_signal = install_handler();
     e = lp_load_relaxed(&threads.epoch) | 1u;
     if (e == lp_load_relaxed(&threads.epoch))
@@ -432,6 +443,12 @@ void lp_threads_resume(void)
     size_t i;
     bool all;
 
+    if (threads.by_ptrace) {
+        (void)lp_threads_resume_ptrace();
+        threads.by_ptrace = false;
+        threads.nslots = 0;
+        return;
+    }
     lp_store_release(&threads.epoch, lp_load_relaxed(&threads.epoch) + 1);
     futex_wake_all(&threads.epoch);
     /* Wait until every parked thread is out of its slot, so the next stop

@@ -29,6 +29,18 @@ check "fork right after SIGUSR1: every child exits (rc=$rc, $out)" [ $rc = 0 -a 
 out=$(LPO=log=/dev/null lp "$P" rt_signals 2>/dev/null); rc=$?
 check "program's RT signals delivered after a thread stop ($out)" [ $rc = 0 -a "$out" = "delivered 10 of 10" ]
 
+# 4b. A live report stops the threads without a signal handler (ptrace,
+# where allowed): a thread in pause() keeps waiting, a nanosleep is not
+# cut short. Where ptrace may not be used (strace, seccomp) the signal
+# way still interrupts them: known, README.
+LPO=log=$WORK/sl.%p lp "$P" sleepers >"$WORK/sl.out" 2>/dev/null &
+lpid=$!
+sleep 0.5
+pkill -USR1 -f "^$P sleepers" 2>/dev/null
+wait $lpid; rc=$?
+"$P" sleepers >"$WORK/sl.nat"; as_native "sleepers across a live report" "$WORK/sl.out" $rc "$WORK/sl.nat" $?
+check "sleepers: the live report was taken" [ "$(cat "$WORK"/sl.[0-9]* | grep -c 'LEAK SUMMARY')" = 2 ]
+
 # 5. An inherited SIG_IGN for SIGUSR1 stays (here and across exec).
 out=$(trap '' USR1; LPO=log=/dev/null lp "$P" raise_usr1 2>/dev/null); rc=$?
 check "inherited SIG_IGN SIGUSR1 left alone (rc=$rc)" [ $rc = 0 -a "$out" = alive ]
