@@ -61,6 +61,56 @@ struct lp_stopped_thread {
     unsigned long epoch; /* private */
 };
 
+/* A getdents64 record of a /proc/PID/task directory, read raw (opendir
+ * would malloc, and a stopped thread may hold the allocator's lock). */
+struct lp_dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+/* The tid a task directory entry names; 0 for "." and "..". */
+static inline pid_t lp_task_tid(const char *c)
+{
+    pid_t tid = 0;
+
+    if (*c < '0' || *c > '9')
+        return 0;
+    for (; *c >= '0' && *c <= '9'; c++)
+        tid = tid * 10 + (*c - '0');
+    return tid;
+}
+
+/* Write tid in decimal at out (room for 10 digits); returns its length.
+ * For /proc paths built without stdio. */
+static inline int lp_put_tid(char *out, pid_t tid)
+{
+    char digits[12];
+    int nd = 0, k;
+
+    do {
+        digits[nd++] = (char)('0' + tid % 10);
+        tid /= 10;
+    } while (tid > 0 && nd < 10);
+    for (k = 0; k < nd; k++)
+        out[k] = digits[nd - 1 - k];
+    return nd;
+}
+
+/* Whether tid has one of the n slots. */
+static inline bool lp_stopped_has(const struct lp_stopped_thread *s, size_t n,
+                                  pid_t tid)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (s[i].tid == tid)
+            return true;
+    return false;
+}
+
 /*
  * Stop every other thread of the process except our own internal threads
  * (lp_threads_self_internal). Returns the number of threads signalled and

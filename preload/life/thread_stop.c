@@ -205,36 +205,6 @@ static void nap(void)
     nanosleep(&ts, NULL);
 }
 
-static bool have_slot(pid_t tid)
-{
-    size_t i;
-
-    for (i = 0; i < threads.nslots; i++)
-        if (threads.slots[i].tid == tid)
-            return true;
-    return false;
-}
-
-/* A getdents64 record, and the tid its name spells (0 if not a number). */
-struct dirent64_raw {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
-
-static pid_t parse_tid(const char *c)
-{
-    pid_t tid = 0;
-
-    if (*c < '0' || *c > '9')
-        return 0;
-    for (; *c >= '0' && *c <= '9'; c++)
-        tid = tid * 10 + (*c - '0');
-    return tid;
-}
-
 /* Call fn for every tid in /proc/self/task, read with getdents64 (opendir
  * would malloc, and a stopped thread may hold the allocator's lock).
  * False when the directory cannot be read. */
@@ -252,8 +222,8 @@ static bool for_each_task(void (*fn)(pid_t tid, void *arg), void *arg)
         if (n <= 0)
             break;
         while (off < n) {
-            struct dirent64_raw *d = (void *)(buf + off);
-            pid_t tid = parse_tid(d->name);
+            struct lp_dirent64 *d = (void *)(buf + off);
+            pid_t tid = lp_task_tid(d->name);
 
             off += d->reclen;
             if (tid > 0)
@@ -275,7 +245,7 @@ static void signal_one(pid_t tid, void *arg)
     struct signal_pass *sp = arg;
     struct lp_stopped_thread *s;
 
-    if (tid == sp->self || have_slot(tid) || lp_threads_is_internal(tid) ||
+    if (tid == sp->self || lp_stopped_has(threads.slots, threads.nslots, tid) || lp_threads_is_internal(tid) ||
         threads.nslots == LP_THREADS_MAX_STOPPED)
         return;
     s = &threads.slots[threads.nslots];
@@ -335,17 +305,10 @@ static bool blocks_stop_signal(pid_t tid)
     ssize_t n;
     const char *p;
     uint64_t mask = 0;
-    pid_t v = tid;
-    char digits[16];
-    int nd = 0, k;
+    int nd;
 
     memcpy(path, "/proc/self/task/", 16);
-    do {
-        digits[nd++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v > 0);
-    for (k = 0; k < nd; k++)
-        path[16 + k] = digits[nd - 1 - k];
+    nd = lp_put_tid(path + 16, tid);
     memcpy(path + 16 + nd, "/status", 8);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

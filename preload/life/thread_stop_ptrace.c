@@ -102,16 +102,6 @@ static void set_phase(unsigned int p)
     RAW(SYS_futex, &job.phase, FUTEX_WAKE, 1 << 30, 0);
 }
 
-static bool known(pid_t tid)
-{
-    size_t i;
-
-    for (i = 0; i < job.n; i++)
-        if (job.slots[i].tid == tid)
-            return true;
-    return false;
-}
-
 /* Seize and interrupt tid; 1 when it is ours now, 0 when it is gone, -1
  * when it may not be traced. */
 static int seize(pid_t tid)
@@ -178,14 +168,6 @@ static void settle(struct lp_stopped_thread *s, uint64_t deadline)
     s->answered = true;
 }
 
-struct dirent64_raw {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
-
 /* One pass over /proc/PID/task: seize what is new. Returns how many were
  * added, or -1 when one may not be traced. */
 static long seize_new(const char *path, uint64_t deadline)
@@ -200,15 +182,13 @@ static long seize_new(const char *path, uint64_t deadline)
         long off = 0;
 
         while (off < n) {
-            struct dirent64_raw *d = (void *)(buf + off);
-            const char *c = d->name;
-            pid_t tid = 0;
+            struct lp_dirent64 *d = (void *)(buf + off);
+            pid_t tid = lp_task_tid(d->name);
             int rc;
 
             off += d->reclen;
-            for (; *c >= '0' && *c <= '9'; c++)
-                tid = tid * 10 + (*c - '0');
-            if (tid <= 0 || *c || tid == job.self || known(tid) ||
+            if (tid <= 0 || tid == job.self ||
+                lp_stopped_has(job.slots, job.n, tid) ||
                 lp_threads_is_internal(tid))
                 continue;
             if (job.n == job.cap) {
@@ -246,21 +226,14 @@ static void detach_all(void)
 static int helper(void *arg)
 {
     char path[32] = "/proc/";
-    pid_t v = job.pid;
-    char digits[12];
-    int nd = 0, k, round;
+    int nd, round;
     uint64_t deadline;
 
     (void)arg;
     /* Should our thread die while we hold the others: go too (detached
      * by the kernel), never left behind sharing the memory. */
     RAW(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
-    do {
-        digits[nd++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v > 0);
-    for (k = 0; k < nd; k++)
-        path[6 + k] = digits[nd - 1 - k];
+    nd = lp_put_tid(path + 6, job.pid);
     memcpy(path + 6 + nd, "/task", 6);
     while (lp_load_acquire(&job.phase) == PH_IDLE)
         RAW(SYS_futex, &job.phase, FUTEX_WAIT, PH_IDLE, 0);
