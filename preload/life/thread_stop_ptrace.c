@@ -258,18 +258,31 @@ static int helper(void *arg)
     return 0;
 }
 
-static void wait_phase_beyond(unsigned int p)
+/* Wait while the phase is p; false if the helper died meanwhile (the
+ * kernel then detached whatever it held). */
+static bool wait_phase_beyond(unsigned int p)
 {
+    struct timespec tick = {0, 100 * 1000 * 1000};
     unsigned int now;
+    int status;
 
-    while ((now = lp_load_acquire(&job.phase)) == p)
-        syscall(SYS_futex, &job.phase, FUTEX_WAIT, now, NULL, NULL, 0);
+    while ((now = lp_load_acquire(&job.phase)) == p) {
+        syscall(SYS_futex, &job.phase, FUTEX_WAIT, now, &tick, NULL, 0);
+        if (lp_load_acquire(&job.phase) == p &&
+            waitpid(job.helper, &status, __WALL | WNOHANG) == job.helper) {
+            job.helper = 0;
+            return false;
+        }
+    }
+    return true;
 }
 
 static void reap_helper(void)
 {
     int status;
 
+    if (job.helper == 0)
+        return;
     while (waitpid(job.helper, &status, __WALL) < 0 && errno == EINTR)
         ;
     job.helper = 0;
@@ -305,7 +318,8 @@ long lp_threads_stop_ptrace(struct lp_stopped_thread *slots, size_t cap)
         return -1;
     job.helper = (pid_t)pid;
     set_phase(PH_GO);
-    wait_phase_beyond(PH_GO);
+    if (!wait_phase_beyond(PH_GO))
+        return -1; /* the helper died: nothing is held */
     if (lp_load_acquire(&job.phase) == PH_REFUSED) {
         reap_helper();
         return -1;
@@ -318,8 +332,8 @@ bool lp_threads_resume_ptrace(void)
     if (job.helper == 0)
         return false;
     set_phase(PH_RESUME);
-    wait_phase_beyond(PH_RESUME);
-    reap_helper();
+    if (wait_phase_beyond(PH_RESUME))
+        reap_helper();
     return true;
 }
 
