@@ -120,8 +120,9 @@ static inline void lp_nursery_disown(struct lp_nursery *n, int how)
 void lp_nursery_visit_begin(void);
 void lp_nursery_visit_end(void);
 
-/* BOOT: can the biased lock be used (membarrier)? Until then, and if
- * not, owners always lock. */
+/* Can the biased lock be used (membarrier)? Asked when the process gets
+ * its second thread (pthread_create, before the thread exists); until
+ * then, and if not, owners lock whenever they must lock at all. */
 void lp_nursery_bias_init(void);
 /* Fork child: one thread, no visitor; the registration is per process. */
 void lp_nursery_bias_atfork_child(void);

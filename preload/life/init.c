@@ -13,7 +13,6 @@
 #include "preload/life/init.h"
 
 #include "preload/hot/nursery.h"
-#include "preload/life/own_tls.h"
 
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -78,7 +77,6 @@ bool lp_init_slow(void)
     }
     lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
     lp_exit_lists_init();
-    lp_own_tls_init();
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);
     lp_sample_init();
@@ -86,9 +84,7 @@ bool lp_init_slow(void)
     lp_snapshot_init();
     /* The thread that brings the library up (main, nearly always) gets
      * the first nursery; threads we start get one with their record
-     * (thread_registry.c). Their owners lock them only while a visitor
-     * is about, if membarrier lets the visitors make sure of that. */
-    lp_nursery_bias_init();
+     * (thread_registry.c). */
     lp_self.nursery = lp_nursery_main();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);

@@ -19,8 +19,9 @@
  * A module counts as ours when nothing but our objects names it in its
  * DT_NEEDED: a program linked with libunwind itself has the same DTV
  * under Memcheck.
- * Context: BOOT (lp_own_tls_init) and COLD (lp_own_tls_count_loads, with
- * the guard held); lp_own_tls_bytes is read by the calloc hook.
+ * Context: COLD: lp_own_tls_init when the process makes its first thread
+ * (only threads have DTVs made by calloc), the counts around our dlopens
+ * (guard held); lp_own_tls_bytes is read by the calloc hook.
  */
 #include "preload/life/own_tls.h"
 
@@ -32,6 +33,7 @@ unsigned lp_own_tls_bytes;
 uintptr_t lp_own_tls_rtld_lo, lp_own_tls_rtld_hi;
 
 static uintptr_t self_lo, self_hi;
+static unsigned lazy_bytes; /* modules our dlopens added, before init too */
 
 /* The objects ld.so loaded for us at start, by the names we link. */
 static const char *const ours_at_start[] = { "libunwind.so.8" };
@@ -143,8 +145,8 @@ void lp_own_tls_init(void)
     lp_own_tls_rtld_lo = (uintptr_t)obj.dlfo_map_start;
     lp_own_tls_rtld_hi = (uintptr_t)obj.dlfo_map_end;
     dl_iterate_phdr(count_cb, &c);
-    if (!c.needed_by_other)
-        lp_store_relaxed(&lp_own_tls_bytes, 16 * c.tls_ours);
+    lp_store_relaxed(&lp_own_tls_bytes,
+                     (c.needed_by_other ? 0 : 16 * c.tls_ours) + lazy_bytes);
 }
 
 unsigned lp_own_tls_count_before(void)
@@ -156,7 +158,10 @@ void lp_own_tls_count_after(unsigned before)
 {
     unsigned now = tls_modules();
 
-    if (now > before && lp_own_tls_rtld_hi)
+    if (now <= before)
+        return;
+    lazy_bytes += 16 * (now - before);
+    if (lp_own_tls_rtld_hi) /* after init: it has counted the rest */
         lp_store_relaxed(&lp_own_tls_bytes,
                          lp_own_tls_bytes + 16 * (now - before));
 }

@@ -12,7 +12,8 @@ extern unsigned lp_own_tls_bytes;
 /* ld.so's mapping: the DTV calloc comes from there. */
 extern uintptr_t lp_own_tls_rtld_lo, lp_own_tls_rtld_hi;
 
-/* BOOT: find ld.so and our start-up TLS modules. */
+/* Find ld.so and count our TLS modules: at the first pthread_create,
+ * before the thread exists (thread_registry.c). */
 void lp_own_tls_init(void);
 /* COLD, around a dlopen of ours: the TLS modules it added are ours. */
 unsigned lp_own_tls_count_before(void);

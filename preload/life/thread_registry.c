@@ -7,6 +7,7 @@
  */
 #include "preload/life/thread_registry.h"
 
+#include "preload/life/own_tls.h"
 #include "preload/life/snapshot_signal.h"
 
 #include <dirent.h>
@@ -231,7 +232,13 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
         lp_store_release(&threads.real_create, real);
     }
     /* Nurseries lock from now on, whoever's thread this is (the dumper
-     * reads them too): set before the thread exists. */
+     * reads them too): set before the thread exists. Whether their owners
+     * may do without (membarrier) is asked here, once: a single-threaded
+     * process never needs to know. */
+    if (!lp_load_relaxed(&lp_any_thread)) {
+        lp_nursery_bias_init();
+        lp_own_tls_init(); /* the DTV calloc of this thread and the next */
+    }
     lp_store_release(&lp_any_thread, true);
     /* From now on counters need atomic read-modify-writes (lp.h). Set
      * before the thread exists, by the only thread that could race. */
