@@ -126,8 +126,9 @@ void lp_nursery_visit_end(void);
 void lp_nursery_bias_init(void);
 /* Fork child: one thread, no visitor; the registration is per process. */
 void lp_nursery_bias_atfork_child(void);
-/* A young block freed by another thread: counted; past a bound the bias
- * is given up (each such visit costs a membarrier). COLD. */
+/* A young block freed by another thread, taken inside a visit: counted;
+ * past a bound the bias is given up (each such visit costs a membarrier).
+ * COLD. */
 void lp_nursery_bias_note_handover(void);
 
 /* A block's home slot in a nursery: its address in 16-byte granules

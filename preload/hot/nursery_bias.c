@@ -156,14 +156,12 @@ void lp_nursery_visit_end(void)
     lp_spin_unlock(&visit_lock);
 }
 
+/* Inside the visit that took the block: lp_nursery_locking is 1 and the
+ * owners have been waited for; with the bias off, visit_end leaves it 1. */
 void lp_nursery_bias_note_handover(void)
 {
     lp_spin_lock(&visit_lock);
-    if (bias_on && ++handovers > HANDOVER_LIMIT) {
-        bias_on = false; /* locking stays 1: every owner locks */
-        lp_store_relaxed(&lp_nursery_locking, 1);
-        if (visitors == 0 && lp_load_acquire(&lp_any_thread))
-            wait_owners();
-    }
+    if (bias_on && ++handovers > HANDOVER_LIMIT)
+        bias_on = false;
     lp_spin_unlock(&visit_lock);
 }

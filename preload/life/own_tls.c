@@ -35,24 +35,15 @@ uintptr_t lp_own_tls_rtld_lo, lp_own_tls_rtld_hi;
 static uintptr_t self_lo, self_hi;
 static unsigned lazy_bytes; /* modules our dlopens added, before init too */
 
-/* The objects ld.so loaded for us at start, by the names we link. */
-static const char *const ours_at_start[] = { "libunwind.so.8" };
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-
-    return s ? s + 1 : path;
-}
+/* The object with TLS that ld.so loads for us at start, by the name we
+ * link it by. */
+#define OUR_TLS_DEP "libunwind.so.8"
 
 static bool is_ours(const char *path)
 {
-    size_t i;
+    const char *base = path ? strrchr(path, '/') : NULL;
 
-    for (i = 0; i < sizeof(ours_at_start) / sizeof(ours_at_start[0]); i++)
-        if (strcmp(base_name(path), ours_at_start[i]) == 0)
-            return true;
-    return false;
+    return path && strcmp(base ? base + 1 : path, OUR_TLS_DEP) == 0;
 }
 
 /* The object's dynamic section, or NULL. */
@@ -92,10 +83,10 @@ static bool needs(const struct dl_phdr_info *info, const char *soname)
 }
 
 struct census {
-    const char *soname;  /* BOOT: does anyone but us need this one? */
+    bool ask;             /* init: does anyone but us need OUR_TLS_DEP? */
     bool needed_by_other;
-    unsigned tls_ours;   /* TLS modules of ours_at_start present */
-    unsigned tls_all;    /* every object with a TLS module */
+    unsigned tls_ours;    /* OUR_TLS_DEP, if loaded with its TLS module */
+    unsigned tls_all;     /* every object with a TLS module */
 };
 
 static bool is_self(const struct dl_phdr_info *info)
@@ -112,12 +103,11 @@ static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     if (info->dlpi_tls_modid != 0) {
         c->tls_all++;
-        if (info->dlpi_name && is_ours(info->dlpi_name))
+        if (is_ours(info->dlpi_name))
             c->tls_ours++;
     }
-    if (c->soname && !is_self(info) &&
-        !(info->dlpi_name && is_ours(info->dlpi_name)) &&
-        needs(info, c->soname))
+    if (c->ask && !is_self(info) && !is_ours(info->dlpi_name) &&
+        needs(info, OUR_TLS_DEP))
         c->needed_by_other = true;
     return 0;
 }
@@ -133,7 +123,7 @@ static unsigned tls_modules(void)
 void lp_own_tls_init(void)
 {
     struct dl_find_object obj;
-    struct census c = { .soname = ours_at_start[0] };
+    struct census c = { .ask = true };
 
     if (_dl_find_object((void *)(uintptr_t)&lp_own_tls_init, &obj) == 0) {
         self_lo = (uintptr_t)obj.dlfo_map_start;

@@ -52,7 +52,7 @@
 
 #define HELPER_STACK (64 * 1024)
 
-enum { PH_IDLE, PH_GO, PH_STOPPED, PH_REFUSED, PH_RESUME, PH_DONE };
+enum { PH_GO, PH_STOPPED, PH_REFUSED, PH_RESUME, PH_DONE };
 
 static struct {
     unsigned int phase; /* futex word */
@@ -235,8 +235,6 @@ static int helper(void *arg)
     RAW(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
     nd = lp_put_tid(path + 6, job.pid);
     memcpy(path + 6 + nd, "/task", 6);
-    while (lp_load_acquire(&job.phase) == PH_IDLE)
-        RAW(SYS_futex, &job.phase, FUTEX_WAIT, PH_IDLE, 0);
     deadline = raw_now_ms() + LP_THREADS_STOP_TIMEOUT_MS;
     /* Threads may start threads until they are stopped. */
     for (round = 0; round < 64; round++) {
@@ -308,7 +306,7 @@ long lp_threads_stop_ptrace(struct lp_stopped_thread *slots, size_t cap)
     job.slots = slots;
     job.cap = cap;
     job.n = 0;
-    job.phase = PH_IDLE;
+    job.phase = PH_GO; /* the helper starts at once */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid = clone(helper, (char *)job.stack + HELPER_STACK,
@@ -317,7 +315,6 @@ long lp_threads_stop_ptrace(struct lp_stopped_thread *slots, size_t cap)
     if (pid <= 0)
         return -1;
     job.helper = (pid_t)pid;
-    set_phase(PH_GO);
     if (!wait_phase_beyond(PH_GO))
         return -1; /* the helper died: nothing is held */
     if (lp_load_acquire(&job.phase) == PH_REFUSED) {
