@@ -16,6 +16,10 @@
  *   process_life segv_leak         leak, then die of SIGSEGV
  *   process_life close_stderr      leak, close fd 2, open a data file that
  *                                  becomes fd 2, write to it, exit 0
+ *   process_life close_all DATA    leak, then a daemon's housekeeping:
+ *                                  close every descriptor from 3 up to the
+ *                                  limit, close_range, closefrom, dup2 onto
+ *                                  990..1009, close 2 and open DATA as 2
  *   process_life python_sigint     what a runtime sees of SIGINT at start
  *   process_life sleepers          a thread in pause(), one in a 1.5 s
  *                                  nanosleep; under leakprof the test sends
@@ -23,6 +27,7 @@
  *                                  them): pause must not return, the
  *                                  sleep must not end early
  */
+#define _GNU_SOURCE /* close_range, closefrom */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -232,6 +237,32 @@ static int sleepers(void)
     return 0;
 }
 
+static int close_all(const char *data)
+{
+    long fd, max = sysconf(_SC_OPEN_MAX);
+    int nul;
+
+    sink = malloc(123);
+    sink = NULL;
+    for (fd = 3; fd < (max > 0 && max < 65536 ? max : 1024); fd++)
+        close((int)fd);
+    close_range(3, ~0u, 0);
+    closefrom(3);
+    nul = open("/dev/null", O_WRONLY);
+    for (fd = 990; fd < 1010; fd++)
+        if (dup2(nul, (int)fd) != fd)
+            return 1;
+    for (fd = 990; fd < 1010; fd++)
+        close((int)fd);
+    close(nul);
+    close(2);
+    if (open(data, O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2)
+        return 1;
+    (void)!write(2, "program data\n", 13);
+    printf("closed all\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -250,6 +281,8 @@ int main(int argc, char **argv)
         return segv_leak();
     if (!strcmp(c, "close_stderr"))
         return close_stderr(argc > 2 ? argv[2] : "data.out");
+    if (!strcmp(c, "close_all"))
+        return close_all(argc > 2 ? argv[2] : "data.out");
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
     if (!strcmp(c, "sleepers"))

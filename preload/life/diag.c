@@ -9,6 +9,8 @@
  * library starts, and remember what it was (device and inode). Writes go
  * to the duplicate while it still is that file; if the program closed it
  * too, to fd 2 only if fd 2 still is that file; otherwise nowhere.
+ * fd_guard.c keeps the program's close, close_range, closefrom, dup2 and
+ * dup3 off the duplicate.
  * Context: COLD/BOOT; lp_stderr_write is async-signal-safe.
  */
 #include "preload/life/diag.h"
@@ -20,6 +22,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "preload/lp.h"
 
 #define PRIVATE_FD_MIN 1000
 
@@ -44,6 +48,27 @@ void lp_diag_init(void)
     err.ino = st.st_ino;
     err.fd = fd;
     err.known = true;
+}
+
+int lp_diag_private_fd(void)
+{
+    return lp_load_relaxed(&err.fd);
+}
+
+void lp_diag_private_move(void)
+{
+    int p = lp_load_relaxed(&err.fd), fd;
+
+    if (p < 0)
+        return;
+    /* The next free number above, else anywhere from 3 on: the old one
+     * is about to become the program's (dup2 replaces it atomically). */
+    fd = fcntl(p, F_DUPFD_CLOEXEC, p + 1);
+    if (fd < 0)
+        fd = fcntl(p, F_DUPFD_CLOEXEC, PRIVATE_FD_MIN);
+    if (fd < 0)
+        fd = fcntl(p, F_DUPFD_CLOEXEC, 3);
+    lp_store_relaxed(&err.fd, fd); /* -1: fd 2 only, while it is stderr */
 }
 
 static bool is_original(int fd)

@@ -22,6 +22,7 @@
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
 #include "preload/life/exec_hooks.h"
+#include "preload/life/fd_guard.h"
 #include "preload/life/exit.h"
 #include "preload/life/fatal_signal.h"
 #include "preload/life/fork.h"
@@ -49,6 +50,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
      * own allocations, if any, are not the program's. */
     lp_guard_held = true;
     lp_exec_hooks_init();
+    lp_fd_guard_init();
     lp_guard_held = false;
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return; /* secure mode: invisible */
