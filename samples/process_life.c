@@ -20,6 +20,10 @@
  *                                  close every descriptor from 3 up to the
  *                                  limit, close_range, closefrom, dup2 onto
  *                                  990..1009, close 2 and open DATA as 2
+ *   process_life chroot_leak DIR   leak 77 bytes, keep 55 reachable, chroot
+ *                                  into the empty DIR, exit 0 (prints
+ *                                  "no chroot" and exits 3 without the
+ *                                  privilege)
  *   process_life python_sigint     what a runtime sees of SIGINT at start
  *   process_life sleepers          a thread in pause(), one in a 1.5 s
  *                                  nanosleep; under leakprof the test sends
@@ -263,6 +267,21 @@ static int close_all(const char *data)
     return 0;
 }
 
+static void *keep_reachable;
+
+static int chroot_leak(const char *dir)
+{
+    sink = malloc(77);
+    keep_reachable = malloc(55);
+    if (chroot(dir) != 0 || chdir("/") != 0) {
+        printf("no chroot\n");
+        return 3;
+    }
+    sink = NULL;
+    printf("in the jail\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -283,6 +302,8 @@ int main(int argc, char **argv)
         return close_stderr(argc > 2 ? argv[2] : "data.out");
     if (!strcmp(c, "close_all"))
         return close_all(argc > 2 ? argv[2] : "data.out");
+    if (!strcmp(c, "chroot_leak"))
+        return chroot_leak(argc > 2 ? argv[2] : "jail");
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
     if (!strcmp(c, "sleepers"))

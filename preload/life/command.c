@@ -4,6 +4,7 @@
  * Context: BOOT (capture from the constructor), COLD (readers).
  */
 #include "preload/life/command.h"
+#include "preload/life/root_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,7 @@ void lp_command_capture(bool exec_child)
 
     command.pid = getpid();
     command.ppid = getppid();
-    fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return;
     while (len < sizeof(raw) - 1 &&

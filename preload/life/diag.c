@@ -10,7 +10,7 @@
  * to the duplicate while it still is that file; if the program closed it
  * too, to fd 2 only if fd 2 still is that file; otherwise nowhere.
  * fd_guard.c keeps the program's close, close_range, closefrom, dup2 and
- * dup3 off the duplicate.
+ * dup3 off the duplicate (a daemon closing every descriptor).
  * Context: COLD/BOOT; lp_stderr_write is async-signal-safe.
  */
 #include "preload/life/diag.h"
@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/life/fd_guard.h"
 #include "preload/lp.h"
 
 #define PRIVATE_FD_MIN 1000
@@ -48,27 +49,7 @@ void lp_diag_init(void)
     err.ino = st.st_ino;
     err.fd = fd;
     err.known = true;
-}
-
-int lp_diag_private_fd(void)
-{
-    return lp_load_relaxed(&err.fd);
-}
-
-void lp_diag_private_move(void)
-{
-    int p = lp_load_relaxed(&err.fd), fd;
-
-    if (p < 0)
-        return;
-    /* The next free number above, else anywhere from 3 on: the old one
-     * is about to become the program's (dup2 replaces it atomically). */
-    fd = fcntl(p, F_DUPFD_CLOEXEC, p + 1);
-    if (fd < 0)
-        fd = fcntl(p, F_DUPFD_CLOEXEC, PRIVATE_FD_MIN);
-    if (fd < 0)
-        fd = fcntl(p, F_DUPFD_CLOEXEC, 3);
-    lp_store_relaxed(&err.fd, fd); /* -1: fd 2 only, while it is stderr */
+    lp_fd_guard_keep(&err.fd);
 }
 
 static bool is_original(int fd)
@@ -82,10 +63,13 @@ static bool is_original(int fd)
 /* The descriptor that still is the original stderr, or -1. */
 int lp_stderr_fd(void)
 {
+    int fd;
+
     if (!err.known)
         return 2; /* before the constructor ran: nothing to protect yet */
-    if (is_original(err.fd))
-        return err.fd;
+    fd = lp_load_relaxed(&err.fd);
+    if (is_original(fd))
+        return fd;
     if (is_original(2))
         return 2;
     return -1;

@@ -17,13 +17,6 @@ void lp_diag_init(void);
  * closed every copy of it. */
 int lp_stderr_fd(void);
 
-/* The private duplicate's number, -1 if none (fd_guard.c keeps it). */
-int lp_diag_private_fd(void);
-
-/* The program is about to take the duplicate's number (dup2 onto it):
- * move the duplicate to another free number. */
-void lp_diag_private_move(void);
-
 /* Write all of buf to fd (retrying short writes and EINTR; a negative fd
  * or an error drops the rest). */
 void lp_write_all(int fd, const char *buf, size_t len);

@@ -2,38 +2,53 @@
 #ifndef LP_PRELOAD_FD_GUARD_H
 #define LP_PRELOAD_FD_GUARD_H
 /*
- * fd_guard.h - the program's close, close_range, closefrom, dup2 and dup3,
- * interposed so that they never take our private stderr duplicate
- * (diag.c) away, as Valgrind keeps its descriptors out of the client's
- * reach. Context: BOOT (lp_fd_guard_init), then any (the hooks).
+ * fd_guard.h - the descriptors leakprof keeps open for the whole run (the
+ * stderr duplicate, diag.c; the start-up root, root_dir.c), kept out of
+ * the program's reach as Valgrind keeps its own: fd_hooks.c interposes
+ * close, close_range, closefrom, dup2 and dup3 and asks here.
+ * Context: BOOT (lp_fd_guard_keep), then any: lock-free, async-signal-
+ * safe, no allocation (the hooks run in vfork children and handlers).
  */
 #include <stdbool.h>
 
-/* Look the real functions up (dlsym: at start, guard held). */
-void lp_fd_guard_init(void);
+#define LP_FD_GUARD_MAX 4
 
-/* The parts of [first, last] without fd (first <= last): up to two ranges
- * into lo[] and hi[]; returns how many. */
+/* *slot holds one of ours (or -1), read and written with relaxed atomics
+ * from now on; a move (lp_fd_guard_move) updates it. */
+void lp_fd_guard_keep(int *slot);
+
+/* Is fd one of ours? */
+bool lp_fd_guard_ours(int fd);
+
+/* Ours within [first, last], ascending, into fds[]; returns how many. */
+int lp_fd_guard_within(unsigned first, unsigned last,
+                       unsigned fds[LP_FD_GUARD_MAX]);
+
+/* The program is about to take number fd (dup2 onto it): if it is ours,
+ * move ours to another free number (close-on-exec, high). */
+void lp_fd_guard_move(int fd);
+
+/* The parts of [first, last] (first <= last) without the n ascending
+ * numbers in fds[] (all within it): up to n + 1 ranges into lo[] and
+ * hi[]; returns how many. */
 static inline int lp_fd_guard_split(unsigned first, unsigned last,
-                                    unsigned fd, unsigned lo[2],
-                                    unsigned hi[2])
+                                    const unsigned *fds, int n,
+                                    unsigned *lo, unsigned *hi)
 {
-    int n = 0;
+    int k = 0, i;
 
-    if (fd < first || fd > last) {
-        lo[0] = first;
-        hi[0] = last;
-        return 1;
+    for (i = 0; i < n; i++) {
+        if (fds[i] > first) {
+            lo[k] = first;
+            hi[k++] = fds[i] - 1;
+        }
+        if (fds[i] == last)
+            return k;
+        first = fds[i] + 1;
     }
-    if (fd > first) {
-        lo[n] = first;
-        hi[n++] = fd - 1;
-    }
-    if (fd < last) {
-        lo[n] = fd + 1;
-        hi[n++] = last;
-    }
-    return n;
+    lo[k] = first;
+    hi[k++] = last;
+    return k;
 }
 
 #endif /* LP_PRELOAD_FD_GUARD_H */

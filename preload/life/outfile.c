@@ -6,7 +6,9 @@
  * the user did not ask: each file is written under a fresh temporary name
  * in the same directory, created with O_EXCL (never an existing file, never
  * through a symlink), with mode 0666 minus the umask as any program's
- * output, and renamed into place once complete.
+ * output, and renamed into place once complete. Absolute paths are taken
+ * from the root the process started with (root_dir.c: a program that
+ * chroots itself).
  * Context: COLD, guard held.
  */
 #include "preload/life/outfile.h"
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "preload/hot/fault.h"
+#include "preload/life/root_dir.h"
 
 FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz)
 {
@@ -38,8 +41,8 @@ FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz)
             errno = EACCES;
             return NULL;
         }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0666);
+        fd = lp_root_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                   O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
             return NULL;
     }
@@ -49,7 +52,7 @@ FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz)
     if (!f) {
         e = errno;
         close(fd);
-        unlink(tmp);
+        lp_root_unlink(tmp);
         errno = e;
     }
     return f;
@@ -64,9 +67,9 @@ int lp_outfile_commit(FILE *f, const char *tmp, const char *path, int rc)
         rc = -errno;
     if (rc == 0 && lp_fault(LP_FAULT_RENAME))
         rc = -EXDEV;
-    else if (rc == 0 && rename(tmp, path) != 0)
+    else if (rc == 0 && lp_root_rename(tmp, path) != 0)
         rc = -errno;
     if (rc != 0)
-        unlink(tmp);
+        lp_root_unlink(tmp);
     return rc;
 }

@@ -4,6 +4,7 @@
  * Context: BOOT and COLD (open/read/close only).
  */
 #include "preload/life/seccomp_state.h"
+#include "preload/life/root_dir.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -15,7 +16,7 @@ int lp_seccomp_mode(void)
     const char *p;
     size_t len = 0;
     ssize_t n;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    int fd = lp_root_open("/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
 
     if (fd < 0)
         return -1;

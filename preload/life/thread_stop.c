@@ -29,6 +29,7 @@
 
 #include "preload/life/thread_stop_ptrace.h"
 #include "preload/lp.h"
+#include "preload/life/root_dir.h"
 
 /* Slot states: the handshake between the scanner and one handler. */
 enum { SLOT_SIGNALLED = 1, SLOT_PARKED, SLOT_LEFT, SLOT_GONE, SLOT_BLOCKED };
@@ -211,7 +212,7 @@ static void nap(void)
 static bool for_each_task(void (*fn)(pid_t tid, void *arg), void *arg)
 {
     char buf[4096];
-    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = lp_root_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 
     if (fd < 0)
         return false;
@@ -310,7 +311,7 @@ static bool blocks_stop_signal(pid_t tid)
     memcpy(path, "/proc/self/task/", 16);
     nd = lp_put_tid(path + 16, tid);
     memcpy(path + 16 + nd, "/status", 8);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = lp_root_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return false;
     n = read(fd, buf, sizeof(buf) - 1);

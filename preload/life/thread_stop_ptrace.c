@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "preload/life/seccomp_state.h"
+#include "preload/life/root_dir.h"
 
 #if defined(__x86_64__)
 
@@ -173,7 +174,9 @@ static void settle(struct lp_stopped_thread *s, uint64_t deadline)
 static long seize_new(const char *path, uint64_t deadline)
 {
     char buf[4096];
-    long fd = RAW(SYS_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
+    const char *rel = path;
+    int dir = lp_root_dir(&rel); /* a chrooted program: the start-up root */
+    long fd = RAW(SYS_openat, dir, rel, O_RDONLY | O_DIRECTORY, 0);
     long added = 0, n;
 
     if (fd < 0)

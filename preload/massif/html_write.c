@@ -21,6 +21,7 @@
 #include "preload/life/diag.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/massif/sites.h"
+#include "preload/life/root_dir.h"
 #include "report/html.h"
 #include "report/massif.h"
 
@@ -55,7 +56,7 @@ static int write_page(const char *path, const struct lp_massif *m,
 static char *command_text(void)
 {
     char buf[4096];
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    int fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : 0, i;
 
     if (fd >= 0)

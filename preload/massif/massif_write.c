@@ -27,6 +27,7 @@
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
 #include "preload/massif/contexts.h"
+#include "preload/life/root_dir.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
 
@@ -42,7 +43,7 @@ static struct {
 
 static void read_cmdline(void)
 {
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    int fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
     ssize_t n = 0, r;
     size_t i;
 

@@ -43,6 +43,7 @@
 #include "preload/hot/sample.h"
 #include "preload/massif/sites.h"
 #include "preload/hot/stack_count.h"
+#include "preload/life/root_dir.h"
 #include "report/pprof.h"
 #include "report/symbolize.h"
 
@@ -164,7 +165,7 @@ static const struct seg *seg_of(const struct segs *ss, uint64_t addr)
 static void add_mappings(struct lp_pprof *p, struct segs *ss)
 {
     size_t i;
-    ssize_t n = readlink("/proc/self/exe", ss->exe, sizeof(ss->exe) - 1);
+    ssize_t n = lp_root_readlink("/proc/self/exe", ss->exe, sizeof(ss->exe) - 1);
 
     ss->exe[n > 0 ? n : 0] = '\0';
     dl_iterate_phdr(add_object, ss);
@@ -224,7 +225,7 @@ static void add_header(struct lp_pprof *p)
     struct timespec ts;
     char cmd[4096], line[4200];
     ssize_t n = 0;
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), i;
+    int fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0), i;
 
     lp_pprof_add_type(p, "alloc_objects", "count");
     lp_pprof_add_type(p, "alloc_space", "bytes");

@@ -35,6 +35,7 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/stack.h"
 #include "preload/life/thread_registry.h"
+#include "preload/life/root_dir.h"
 #include "report/heap_errors.h"
 
 #define MAX_CONTEXTS 1000
@@ -182,7 +183,7 @@ struct mapping {
 static bool find_mapping(uintptr_t a, const char *want, struct mapping *m)
 {
     char buf[8192];
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = lp_root_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     size_t used = 0;
     bool found = false;
 

@@ -39,6 +39,7 @@
 #include "preload/massif/sites.h"
 #include "preload/hot/stack.h"
 #include "preload/hot/track.h"
+#include "preload/life/root_dir.h"
 #include "report/json.h"
 #include "report/leaks.h"
 #include "report/sarif.h"
@@ -389,7 +390,7 @@ static void emit(const char *buf, size_t len, const char *pattern,
         } else {
             if (!append_only && log_truncate_now(pattern, pid))
                 flags |= O_TRUNC;
-            fd = open(path, flags, 0666); /* the umask applies */
+            fd = lp_root_open(path, flags, 0666); /* the umask applies */
             if (fd < 0) {
                 lp_diag("cannot open '%s': %s; report goes to stderr", path,
                         strerror(errno));
@@ -470,7 +471,7 @@ static uint64_t ms_since_start(void)
     int fd, field;
     uint64_t start_ms, now_ms;
 
-    fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    fd = lp_root_open("/proc/self/stat", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return 0;
     n = read(fd, buf, sizeof(buf) - 1);

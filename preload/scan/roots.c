@@ -39,6 +39,7 @@
 #include "preload/life/process.h"
 #include "preload/hot/table.h"
 #include "preload/life/thread_registry.h"
+#include "preload/life/root_dir.h"
 
 #define RED_ZONE 128 /* x86-64 leaf functions keep locals below SP */
 #define HEAP_MAX (64ul << 20) /* glibc: alignment and size of a non-main
@@ -74,7 +75,7 @@ static int read_maps(struct lp_scan_buf *text, size_t *len)
 
         if (lp_scan_buf_reserve(text, want) != 0)
             return -ENOMEM;
-        fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        fd = lp_root_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
         if (fd < 0)
             return -errno;
         for (;;) {

@@ -2,8 +2,8 @@
 # in libc at exit, _exit in fork children, fork right after a snapshot,
 # the program's own real-time signals, an inherited SIG_IGN, unshare -U,
 # a program with its own malloc, exit() on a small sigaltstack, death by a
-# signal, a closed stderr, a daemon closing every descriptor, a library that frees in its destructor, the
-# umask. Each compares the program's stdout and status with its native run.
+# signal, a closed stderr, a daemon closing every descriptor or chrooting
+# itself, a library that frees in its destructor, the umask. Each compares the program's stdout and status with its native run.
 . "$(dirname "$0")/_lib.sh"
 P=$SAMPLES/process_life
 lp() { (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0${LPO:+:$LPO}" LD_PRELOAD="$LIB" "$@"); }
@@ -92,6 +92,19 @@ lp "$P" close_all "$WORK/data3.out" >"$WORK/ca.out" 2>"$WORK/ca.err"; rc=$?
 check "closed everything: data file untouched" [ "$(cat "$WORK/data3.out")" = "program data" ]
 check "closed everything: report on the original stderr" grep -q '123 bytes in 1 blocks are definitely lost' "$WORK/ca.err"
 "$P" close_all "$WORK/data4.out" >"$WORK/ca.nat" 2>/dev/null; as_native "close_all" "$WORK/ca.out" $rc "$WORK/ca.nat" $?
+# A daemon that chroots itself into an empty jail: the leak search still
+# reads /proc and massif.out still lands in the start-up directory.
+mkdir -p "$WORK/jail"
+"$P" chroot_leak "$WORK/jail" >"$WORK/cr.nat" 2>/dev/null; nrc=$?
+if [ $nrc = 3 ]; then
+    echo "SKIP: chroot needs CAP_SYS_CHROOT"
+else
+    LPO=massif=massif.out.jail:log=$WORK/cr.log lp "$P" chroot_leak "$WORK/jail" >"$WORK/cr.out" 2>/dev/null; rc=$?
+    as_native "chroot_leak" "$WORK/cr.out" $rc "$WORK/cr.nat" $nrc
+    check "chrooted: the leak found" grep -q '77 bytes in 1 blocks are definitely lost' "$WORK/cr.log"
+    check "chrooted: the reachable block found" grep -q 'still reachable: 55 bytes in 1 blocks' "$WORK/cr.log"
+    check "chrooted: massif.out written where we started" [ -s "$WORK/massif.out.jail" ]
+fi
 
 # A library that frees in its destructor: nothing in use at exit.
 if [ -x "$SAMPLES/dtor_app" ]; then

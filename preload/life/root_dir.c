@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * root_dir.c - the root directory the process started with, kept open.
+ *
+ * A daemon that chroots itself into an empty directory (bind's -t, a
+ * privilege-separated sshd child, vsftpd, ntpd) used to leave us without
+ * /proc/self/maps at exit: "leak search failed" and every leak counted
+ * as nothing, and no massif file ("cannot write", the start-up directory
+ * being gone). Memcheck needs no /proc at exit. So an O_PATH descriptor
+ * of "/" is taken at start (at a high number, close-on-exec, kept from
+ * the program by fd_guard.c) and every absolute path we open (/proc/self,
+ * the log, massif.out, the profiles) is looked up from it with the *at
+ * calls; relative ones, and every path before the constructor ran, from
+ * the current directory as before. For a program that never chroots
+ * nothing changes: both roots are the same directory.
+ * Context: BOOT (lp_root_dir_init), then any: the calls are system calls.
+ */
+#include "preload/life/root_dir.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "preload/life/fd_guard.h"
+#include "preload/lp.h"
+
+#define HIGH_FD 1000
+
+static int root_fd = -1;
+
+void lp_root_dir_init(void)
+{
+    int fd, high;
+
+    if (root_fd >= 0)
+        return;
+    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    /* Off the low numbers: the program's first open must still get 3. */
+    high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    lp_store_relaxed(&root_fd, fd);
+    lp_fd_guard_keep(&root_fd);
+}
+
+int lp_root_dir(const char **path)
+{
+    int fd = lp_load_relaxed(&root_fd);
+
+    if (fd < 0 || (*path)[0] != '/')
+        return AT_FDCWD;
+    while ((*path)[0] == '/')
+        (*path)++;
+    if ((*path)[0] == '\0')
+        *path = ".";
+    return fd;
+}
+
+int lp_root_open(const char *path, int flags, mode_t mode)
+{
+    int dir = lp_root_dir(&path);
+
+    return openat(dir, path, flags, mode);
+}
+
+int lp_root_rename(const char *from, const char *to)
+{
+    int fdir = lp_root_dir(&from), tdir = lp_root_dir(&to);
+
+    return renameat(fdir, from, tdir, to);
+}
+
+int lp_root_unlink(const char *path)
+{
+    int dir = lp_root_dir(&path);
+
+    return unlinkat(dir, path, 0);
+}
+
+ssize_t lp_root_readlink(const char *path, char *buf, size_t size)
+{
+    int dir = lp_root_dir(&path);
+
+    return readlinkat(dir, path, buf, size);
+}

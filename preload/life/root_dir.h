@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_ROOT_DIR_H
+#define LP_PRELOAD_ROOT_DIR_H
+/*
+ * root_dir.h - absolute paths resolved from the root directory the
+ * process started with, so that a program that chroots itself (a daemon
+ * dropping into an empty jail) still lets us read /proc/self and write
+ * our files where the user asked. Relative paths are left to the current
+ * directory. Context: BOOT (init), then any (async-signal-safe).
+ */
+#include <sys/types.h>
+
+/* Keep the start-up root open (a private descriptor, fd_guard.h). */
+void lp_root_dir_init(void);
+
+/* The directory descriptor to hand an *at call for *path, which it may
+ * advance (past the leading slashes): no libc call, for raw callers. */
+int lp_root_dir(const char **path);
+
+/* open(2), rename(2), unlink(2), readlink(2) with absolute paths taken
+ * from the start-up root. */
+int lp_root_open(const char *path, int flags, mode_t mode);
+int lp_root_rename(const char *from, const char *to);
+int lp_root_unlink(const char *path);
+ssize_t lp_root_readlink(const char *path, char *buf, size_t size);
+
+#endif /* LP_PRELOAD_ROOT_DIR_H */
