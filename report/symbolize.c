@@ -26,6 +26,7 @@
 #include "report/demangle_rust.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
@@ -50,6 +51,8 @@ typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
  * loaded; for a C program that somehow shows _Z names we load libstdc++
  * privately. Resolved once; a failed lookup is remembered too.
  */
+int (*lp_sym_open)(const char *path, int flags, mode_t mode);
+
 static cxa_demangle_fn find_demangler(void)
 {
     static cxa_demangle_fn fn;
@@ -179,6 +182,9 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+static bool maps_report(Dwfl *dwfl);
+static bool ensure(struct lp_sym *sym);
+
 static int report_modules(struct lp_sym *sym)
 {
     unsigned long long c[2] = {0, 0};
@@ -187,11 +193,55 @@ static int report_modules(struct lp_sym *sym)
     sym->adds = c[0];
     sym->subs = c[1];
     dwfl_report_begin(sym->dwfl);
-    if (dwfl_linux_proc_report(sym->dwfl, getpid()) != 0) {
+    if (dwfl_linux_proc_report(sym->dwfl, getpid()) != 0 &&
+        !maps_report(sym->dwfl)) {
         dwfl_report_end(sym->dwfl, NULL, NULL);
         return -1;
     }
     return dwfl_report_end(sym->dwfl, NULL, NULL) == 0 ? 0 : -1;
+}
+
+/*
+ * A program that chrooted itself has no /proc/PID/maps for libdwfl to
+ * open: the maps are read through lp_sym_open (the start-up root) and
+ * handed over. A module reported again as it was keeps what it opened
+ * before (lp_sym_prime, at the chroot).
+ */
+static bool maps_report(Dwfl *dwfl)
+{
+    int fd = lp_sym_open != NULL
+                 ? lp_sym_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0)
+                 : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    bool ok;
+
+    if (f == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    ok = dwfl_linux_proc_maps_report(dwfl, f) == 0;
+    fclose(f);
+    return ok;
+}
+
+static int prime_module(Dwfl_Module *mod, void **ud, const char *name,
+                        Dwarf_Addr start, void *arg)
+{
+    Dwarf_Addr bias;
+
+    (void)ud, (void)name, (void)start, (void)arg;
+    (void)dwfl_module_getelf(mod, &bias);
+    (void)dwfl_module_getsymtab(mod);
+    (void)dwfl_module_getdwarf(mod, &bias);
+    return DWARF_CB_OK;
+}
+
+void lp_sym_prime(struct lp_sym *sym)
+{
+    (void)find_demangler();
+    if (ensure(sym))
+        (void)dwfl_getmodules(sym->dwfl, prime_module, NULL, 0);
 }
 
 struct lp_sym *lp_sym_new(void)

@@ -19,6 +19,7 @@
  * elfutils may also query debuginfod, which can be slow at exit.
  */
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,15 @@ enum lp_fn_kind { LP_FN_NORMAL = 0, LP_FN_MAIN, LP_FN_BELOW_MAIN };
 
 /* Maximum frames one address can expand to (inline depth + 1). */
 #define LP_SYM_MAX_INLINE 16
+
+/* How absolute paths of the process are opened when libdwfl cannot open
+ * them itself (a program that chrooted itself); NULL: it cannot. */
+extern int (*lp_sym_open)(const char *path, int flags, mode_t mode);
+
+/* Open, now, every file the symbolizer will want (each module's ELF file,
+ * symbol table and debug information; the demangler): the program is
+ * about to make them unreachable (chroot). */
+void lp_sym_prime(struct lp_sym *sym);
 
 /* Open a symbolizer for the current process (reads /proc/self/maps).
  * Returns NULL on failure (the report then prints `???` frames). */

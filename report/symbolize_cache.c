@@ -91,6 +91,9 @@ static char *read_maps(void)
 {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     size_t len = 0, room = 16384;
+
+    if (fd < 0 && lp_sym_open != NULL) /* chrooted: from the start-up root */
+        fd = lp_sym_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     char *buf = NULL;
 
     if (fd < 0)

@@ -13,6 +13,7 @@
 
 #include "preload/life/config.h"
 #include "preload/hot/freed.h"
+#include "preload/hot/foreign.h"
 #include "preload/hot/guard.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/hot/real.h"
@@ -105,6 +106,11 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
     lp_table_prefetch((uintptr_t)p);
     id = lp_stack_capture();
     s = lp_stack_get(id);
+    if (LP_UNLIKELY(lp_foreign_stack(s))) { /* ours, from our libraries */
+        untracked(p);
+        lp_guard_leave(&g);
+        return;
+    }
     lp_sample_filter_add((uintptr_t)p); /* before the table: see sample.h */
     rc = lp_table_insert_how((uintptr_t)p, size, id, how,
                              lp_snapshot_byte_clock(), &stale);
@@ -245,6 +251,11 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     }
     id = lp_stack_capture();
     s = lp_stack_get(id);
+    if (LP_UNLIKELY(!had && lp_foreign_stack(s))) { /* ours (foreign.h) */
+        untracked(np);
+        lp_guard_leave(&g);
+        return;
+    }
     /* A moved block: the old address is freed, "at realloc". */
     if (had && np != old && lp_heap_errors_on())
         lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,

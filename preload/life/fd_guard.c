@@ -8,7 +8,7 @@
  * returns the numbers it returns natively. A daemon, sshd, sudo or a
  * Python service that "closes every other descriptor" (a close() loop up
  * to the limit, close_range, closefrom) used to close them too: the
- * report then went nowhere, where Memcheck's still appears. fd_hooks.c
+ * report then went nowhere, where Memcheck's still appears. fs_hooks.c
  * makes those calls skip ours; this file is the list they ask.
  * Context: BOOT (keep), then any (lock-free: relaxed loads of a few
  * ints; a slot is written by keep before any other thread exists, and by

@@ -4,7 +4,7 @@
 /*
  * fd_guard.h - the descriptors leakprof keeps open for the whole run (the
  * stderr duplicate, diag.c; the start-up root, root_dir.c), kept out of
- * the program's reach as Valgrind keeps its own: fd_hooks.c interposes
+ * the program's reach as Valgrind keeps its own: fs_hooks.c interposes
  * close, close_range, closefrom, dup2 and dup3 and asks here.
  * Context: BOOT (lp_fd_guard_keep), then any: lock-free, async-signal-
  * safe, no allocation (the hooks run in vfork children and handlers).

@@ -110,6 +110,14 @@
        GElf_Word *shndx, Elf **elf, Dwarf_Addr *bias), \
       (m, ndx, sym, a, shndx, elf, bias), NULL) \
     X(int, dwfl_module_getsymtab, (Dwfl_Module * m), (m), -1) \
+    X(Dwarf *, dwfl_module_getdwarf, (Dwfl_Module * m, Dwarf_Addr *bias), \
+      (m, bias), NULL) \
+    X(ptrdiff_t, dwfl_getmodules, \
+      (Dwfl * d, \
+       int (*cb)(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *), \
+       void *arg, ptrdiff_t offset), \
+      (d, cb, arg, offset), -1) \
+    X(int, dwfl_linux_proc_maps_report, (Dwfl * d, FILE *f), (d, f), -1) \
     X(const char *, dwfl_module_info, \
       (Dwfl_Module * m, void ***ud, Dwarf_Addr *start, Dwarf_Addr *end, \
        Dwarf_Addr *dwbias, Dwarf_Addr *symbias, const char **mainfile, \

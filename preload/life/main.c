@@ -22,8 +22,9 @@
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
 #include "preload/life/exec_hooks.h"
-#include "preload/life/fd_hooks.h"
+#include "preload/life/fs_hooks.h"
 #include "preload/life/root_dir.h"
+#include "report/symbolize.h"
 #include "preload/life/exit.h"
 #include "preload/life/fatal_signal.h"
 #include "preload/life/fork.h"
@@ -51,13 +52,14 @@ __attribute__((constructor(101))) static void leakprof_init(void)
      * own allocations, if any, are not the program's. */
     lp_guard_held = true;
     lp_exec_hooks_init();
-    lp_fd_hooks_init();
+    lp_fs_hooks_init();
     lp_guard_held = false;
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return; /* secure mode: invisible */
     lp_process.pid = getpid();
     lp_diag_init();
     lp_root_dir_init();
+    lp_sym_open = lp_root_open; /* a chrooted program's maps */
     if (skipped_child()) {
         /* Run as if we were not loaded, and so do its own children. */
         lp_store_release(&lp_state, LP_STATE_DONE);

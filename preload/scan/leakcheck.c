@@ -40,6 +40,7 @@
 #include "preload/hot/stack.h"
 #include "preload/hot/track.h"
 #include "preload/life/root_dir.h"
+#include "preload/hot/foreign.h"
 #include "report/json.h"
 #include "report/leaks.h"
 #include "report/sarif.h"
@@ -117,6 +118,15 @@ void lp_leakcheck_sym_put(void)
 {
     lp_sym_save_cache(lc.sym);
     pthread_mutex_unlock(&lock);
+}
+
+void lp_leakcheck_sym_prime(void)
+{
+    unsigned long long before = lp_foreign_count();
+
+    lp_sym_prime(lp_leakcheck_sym_get());
+    pthread_mutex_unlock(&lock); /* no cache to save: nothing looked up */
+    lp_foreign_note_loaded(before);
 }
 
 void lp_leakcheck_lock(void) { pthread_mutex_lock(&lock); }

@@ -39,6 +39,10 @@ unsigned lp_leakcheck_live(unsigned seq);
 struct lp_sym *lp_leakcheck_sym_get(void);
 void lp_leakcheck_sym_put(void);
 
+/* Guard held: the symbolizer opens every file it will want, now (the
+ * program is about to chroot). */
+void lp_leakcheck_sym_prime(void);
+
 /* For the fork protocol (preload/life/fork.c) only: the report's lock (also
  * the symbolizer's). */
 void lp_leakcheck_lock(void);

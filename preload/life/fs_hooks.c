@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fd_hooks.c - the program's close, close_range, closefrom, dup2 and dup3,
- * interposed so that they never take one of our descriptors (fd_guard.c)
- * away. As natively, where those descriptors do not exist:
+ * fs_hooks.c - the program's calls that would take our files away: the
+ * close family, and chroot.
+ *
+ * close, close_range, closefrom, dup2 and dup3 never take one of our
+ * descriptors (fd_guard.c). As natively, where those do not exist:
  *  - close of one of ours fails with EBADF and closes nothing;
  *  - close_range and closefrom close everything they were asked to but
  *    ours (the range is split around them);
@@ -10,24 +12,37 @@
  *    another free number, then do what was asked; with one of ours as
  *    the source (a number the program cannot have) they fail with EBADF.
  * A call that does not involve ours goes straight through. System calls
- * made directly (syscall(2)) are not seen. Nothing here allocates or
- * locks. The real functions are looked up once, at start.
- * Context: BOOT (lp_fd_hooks_init), then any.
+ * made directly (syscall(2)) are not seen. Nothing there allocates or
+ * locks: they run in vfork children and signal handlers.
+ *
+ * chroot: past it, the program's libraries and their debug files are out
+ * of reach (root_dir.c only keeps /proc and our outputs in reach), and a
+ * report would show "???" for every frame, where Memcheck, which read
+ * them as they were mapped, names them. So the symbolizer opens them all
+ * first (libdw itself included: it is loaded lazily), once; it costs the
+ * time of reading their debug information, at the chroot instead of at
+ * the report.
+ *
+ * The real functions are looked up once, at start.
+ * Context: BOOT (lp_fs_hooks_init), then any; chroot: COLD.
  */
-#include "preload/life/fd_hooks.h"
+#include "preload/life/fs_hooks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
 
+#include "preload/hot/guard.h"
 #include "preload/life/fd_guard.h"
 #include "preload/lp.h"
+#include "preload/scan/leakcheck.h"
 
 typedef int close_fn(int);
 typedef int close_range_fn(unsigned, unsigned, int);
 typedef void closefrom_fn(int);
 typedef int dup2_fn(int, int);
 typedef int dup3_fn(int, int, int);
+typedef int chroot_fn(const char *);
 
 static struct {
     close_fn *close;
@@ -35,19 +50,21 @@ static struct {
     closefrom_fn *closefrom;
     dup2_fn *dup2;
     dup3_fn *dup3;
+    chroot_fn *chroot;
 } real;
 
-void lp_fd_hooks_init(void)
+void lp_fs_hooks_init(void)
 {
     real.close = (close_fn *)dlsym(RTLD_NEXT, "close");
     real.close_range = (close_range_fn *)dlsym(RTLD_NEXT, "close_range");
     real.closefrom = (closefrom_fn *)dlsym(RTLD_NEXT, "closefrom");
     real.dup2 = (dup2_fn *)dlsym(RTLD_NEXT, "dup2");
     real.dup3 = (dup3_fn *)dlsym(RTLD_NEXT, "dup3");
+    real.chroot = (chroot_fn *)dlsym(RTLD_NEXT, "chroot");
 }
 
 /* Resolved lazily too, should a call come before our constructor. */
-#define REAL(f) (real.f != NULL ? real.f : (lp_fd_hooks_init(), real.f))
+#define REAL(f) (real.f != NULL ? real.f : (lp_fs_hooks_init(), real.f))
 
 LP_EXPORT int close(int fd)
 {
@@ -134,4 +151,15 @@ LP_EXPORT int dup3(int oldfd, int newfd, int flags)
     if (make_room(oldfd, newfd) != 0)
         return -1;
     return REAL(dup3)(oldfd, newfd, flags);
+}
+
+LP_EXPORT int chroot(const char *path)
+{
+    struct lp_guard g;
+
+    if (lp_load_acquire(&lp_state) == LP_STATE_READY && lp_guard_enter(&g)) {
+        lp_leakcheck_sym_prime();
+        lp_guard_leave(&g);
+    }
+    return REAL(chroot)(path);
 }
