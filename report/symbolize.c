@@ -51,8 +51,6 @@ typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
  * loaded; for a C program that somehow shows _Z names we load libstdc++
  * privately. Resolved once; a failed lookup is remembered too.
  */
-int (*lp_sym_open)(const char *path, int flags, mode_t mode);
-
 static cxa_demangle_fn find_demangler(void)
 {
     static cxa_demangle_fn fn;
@@ -182,8 +180,6 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-static bool maps_report(Dwfl *dwfl);
-static bool ensure(struct lp_sym *sym);
 
 static int report_modules(struct lp_sym *sym)
 {
@@ -194,54 +190,11 @@ static int report_modules(struct lp_sym *sym)
     sym->subs = c[1];
     dwfl_report_begin(sym->dwfl);
     if (dwfl_linux_proc_report(sym->dwfl, getpid()) != 0 &&
-        !maps_report(sym->dwfl)) {
+        !lp_sym_maps_report(sym->dwfl)) {
         dwfl_report_end(sym->dwfl, NULL, NULL);
         return -1;
     }
     return dwfl_report_end(sym->dwfl, NULL, NULL) == 0 ? 0 : -1;
-}
-
-/*
- * A program that chrooted itself has no /proc/PID/maps for libdwfl to
- * open: the maps are read through lp_sym_open (the start-up root) and
- * handed over. A module reported again as it was keeps what it opened
- * before (lp_sym_prime, at the chroot).
- */
-static bool maps_report(Dwfl *dwfl)
-{
-    int fd = lp_sym_open != NULL
-                 ? lp_sym_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0)
-                 : -1;
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    bool ok;
-
-    if (f == NULL) {
-        if (fd >= 0)
-            close(fd);
-        return false;
-    }
-    ok = dwfl_linux_proc_maps_report(dwfl, f) == 0;
-    fclose(f);
-    return ok;
-}
-
-static int prime_module(Dwfl_Module *mod, void **ud, const char *name,
-                        Dwarf_Addr start, void *arg)
-{
-    Dwarf_Addr bias;
-
-    (void)ud, (void)name, (void)start, (void)arg;
-    (void)dwfl_module_getelf(mod, &bias);
-    (void)dwfl_module_getsymtab(mod);
-    (void)dwfl_module_getdwarf(mod, &bias);
-    return DWARF_CB_OK;
-}
-
-void lp_sym_prime(struct lp_sym *sym)
-{
-    (void)find_demangler();
-    if (ensure(sym))
-        (void)dwfl_getmodules(sym->dwfl, prime_module, NULL, 0);
 }
 
 struct lp_sym *lp_sym_new(void)
@@ -263,7 +216,7 @@ struct lp_sym *lp_sym_new(void)
  * fifth of what leakprof adds to an empty program). False when libdw or
  * the report failed: addresses then stay unnamed, as without a symbolizer.
  */
-static bool ensure(struct lp_sym *sym)
+bool lp_sym_ensure(struct lp_sym *sym)
 {
     if (sym == NULL)
         return false;
@@ -653,7 +606,7 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
 
     memset(out, 0, sizeof(*out));
     out->addr = addr;
-    if (!ensure(sym))
+    if (!lp_sym_ensure(sym))
         return 1;
     mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod == NULL)
@@ -703,7 +656,7 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
     GElf_Off off = 0;
     GElf_Sym esym;
 
-    if (!ensure(sym))
+    if (!lp_sym_ensure(sym))
         return NULL;
     mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod == NULL)
@@ -752,7 +705,7 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
         (lp_sym_cache_lookup(sym, addr, false) &&
          known_function(sym, addr, &name)))
         return name;
-    if (!ensure(sym))
+    if (!lp_sym_ensure(sym))
         return NULL;
     lp_sym_cache_miss(sym, addr);
     mod = dwfl_addrmodule(sym->dwfl, addr);

@@ -88,4 +88,12 @@ void lp_sym_cache_miss(struct lp_sym *sym, uintptr_t addr);
 /* Forget the objects and close their files (after a save). */
 void lp_sym_cache_drop(struct lp_sym *sym);
 
+/* libdwfl and the module report, on first use (symbolize.c); false when
+ * either failed. */
+bool lp_sym_ensure(struct lp_sym *sym);
+
+/* A chrooted process: the modules from the maps read through lp_sym_open
+ * (symbolize_chroot.c); false when they cannot be read. */
+bool lp_sym_maps_report(Dwfl *dwfl);
+
 #endif /* LP_REPORT_SYMBOLIZE_IMPL_H */

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/symbolize.h"
+#include "report/symbolize_impl.h"
+
+#include <fcntl.h>
 
 static struct lp_sym *sym;
 
@@ -328,6 +330,39 @@ static void test_symbolize_refresh_keeps_answers(void **state)
     assert_int_equal(f[0].line, line_plain);
 }
 
+static int open_plainly(const char *path, int flags, mode_t mode)
+{
+    return open(path, flags, mode);
+}
+
+/* A chrooted process's modules come from the maps lp_sym_open reads (the
+ * preload library's start-up root): here, the same file opened plainly.
+ * Without an opener the report fails rather than guessing. */
+static void test_symbolize_reports_modules_from_given_maps(void **state)
+{
+    static char *path;
+    static const Dwfl_Callbacks cb = {
+        .find_elf = dwfl_linux_proc_find_elf,
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .debuginfo_path = &path,
+    };
+    Dwfl *d = dwfl_begin(&cb);
+    int (*was)(const char *, int, mode_t) = lp_sym_open;
+
+    (void)state;
+    assert_non_null(d);
+    lp_sym_open = NULL;
+    dwfl_report_begin(d);
+    assert_false(lp_sym_maps_report(d));
+    lp_sym_open = open_plainly;
+    assert_true(lp_sym_maps_report(d));
+    assert_int_equal(dwfl_report_end(d, NULL, NULL), 0);
+    assert_non_null(dwfl_addrmodule(d, (Dwarf_Addr)(uintptr_t)&record_return));
+    assert_non_null(dwfl_addrmodule(d, (Dwarf_Addr)(uintptr_t)&strlen));
+    lp_sym_open = was;
+    dwfl_end(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_symbolize_demangles_without_linking_libstdcxx),
         cmocka_unit_test(test_symbolize_demangles_rust_as_memcheck),
         cmocka_unit_test(test_symbolize_refresh_keeps_answers),
+        cmocka_unit_test(test_symbolize_reports_modules_from_given_maps),
     };
     return cmocka_run_group_tests_name("symbolize", tests, setup, teardown);
 }
