@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -189,7 +190,9 @@ static int report_modules(struct lp_sym *sym)
     sym->adds = c[0];
     sym->subs = c[1];
     dwfl_report_begin(sym->dwfl);
-    if (dwfl_linux_proc_report(sym->dwfl, getpid()) != 0 &&
+    /* The calling thread's /proc entry: /proc/PID is the main thread's,
+     * empty once it left by pthread_exit. */
+    if (dwfl_linux_proc_report(sym->dwfl, (pid_t)syscall(SYS_gettid)) != 0 &&
         !lp_sym_maps_report(sym->dwfl)) {
         dwfl_report_end(sym->dwfl, NULL, NULL);
         return -1;

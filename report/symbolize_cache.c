@@ -89,11 +89,9 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 /* /proc/self/maps, whole (NUL-terminated, malloc'd), or NULL. */
 static char *read_maps(void)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    int fd = lp_sym_open_maps();
     size_t len = 0, room = 16384;
 
-    if (fd < 0 && lp_sym_open != NULL) /* chrooted: from the start-up root */
-        fd = lp_sym_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     char *buf = NULL;
 
     if (fd < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbolize_chroot.c - symbolizing a process that chrooted itself.
+ * symbolize_chroot.c - symbolizing a process that chrooted itself, or
+ * whose main thread has left: where the maps are read from.
  *
  * Past its chroot, a program's libraries, their debug files, libdw itself
  * (loaded lazily) and /proc are out of reach. lp_sym_prime, called just
@@ -20,13 +21,29 @@
 
 int (*lp_sym_open)(const char *path, int flags, mode_t mode);
 
+/* Once the main thread has left by pthread_exit, /proc/self is that
+ * zombie's and its maps read empty: the calling thread's are the same
+ * and stay. /proc/self where thread-self is unknown (before 3.17). */
+int lp_sym_open_maps(void)
+{
+    static const char *const paths[] = { "/proc/thread-self/maps",
+                                         "/proc/self/maps" };
+    unsigned i;
+    int fd = -1;
+
+    for (i = 0; i < 2 && fd < 0; i++) {
+        fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && lp_sym_open != NULL) /* chrooted: the start-up root */
+            fd = lp_sym_open(paths[i], O_RDONLY | O_CLOEXEC, 0);
+    }
+    return fd;
+}
+
 /* The maps, read through lp_sym_open, handed to libdwfl (which cannot
  * open /proc/PID/maps itself any more). */
 bool lp_sym_maps_report(Dwfl *dwfl)
 {
-    int fd = lp_sym_open != NULL
-                 ? lp_sym_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0)
-                 : -1;
+    int fd = lp_sym_open != NULL ? lp_sym_open_maps() : -1;
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     bool ok;
 

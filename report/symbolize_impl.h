@@ -92,6 +92,9 @@ void lp_sym_cache_drop(struct lp_sym *sym);
  * either failed. */
 bool lp_sym_ensure(struct lp_sym *sym);
 
+/* A descriptor of the calling thread's maps, or -1 (symbolize_chroot.c). */
+int lp_sym_open_maps(void);
+
 /* A chrooted process: the modules from the maps read through lp_sym_open
  * (symbolize_chroot.c); false when they cannot be read. */
 bool lp_sym_maps_report(Dwfl *dwfl);

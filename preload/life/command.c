@@ -27,7 +27,7 @@ void lp_command_capture(bool exec_child)
 
     command.pid = getpid();
     command.ppid = getppid();
-    fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+    fd = lp_proc_self_open("cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
     while (len < sizeof(raw) - 1 &&

@@ -18,6 +18,8 @@
 #include "preload/life/fd_guard.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload/lp.h"
 
@@ -37,6 +39,15 @@ void lp_fd_guard_keep(int *slot)
         lp_store_relaxed(&slots[nslots], slot);
         lp_store_relaxed(&nslots, nslots + 1);
     }
+}
+
+void lp_fd_guard_close(int *slot)
+{
+    int fd = lp_load_relaxed(slot);
+
+    lp_store_relaxed(slot, -1);
+    if (fd >= 0)
+        (void)syscall(SYS_close, fd);
 }
 
 bool lp_fd_guard_ours(int fd)

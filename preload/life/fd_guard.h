@@ -3,7 +3,8 @@
 #define LP_PRELOAD_FD_GUARD_H
 /*
  * fd_guard.h - the descriptors leakprof keeps open for the whole run (the
- * stderr duplicate, diag.c; the start-up root, root_dir.c), kept out of
+ * stderr duplicate, diag.c; the start-up root, root_dir.c; the snapshot
+ * signal's pipe, snapshot_signal.c), kept out of
  * the program's reach as Valgrind keeps its own: fs_hooks.c interposes
  * close, close_range, closefrom, dup2 and dup3 and asks here.
  * Context: BOOT (lp_fd_guard_keep), then any: lock-free, async-signal-
@@ -11,11 +12,15 @@
  */
 #include <stdbool.h>
 
-#define LP_FD_GUARD_MAX 4
+#define LP_FD_GUARD_MAX 8
 
 /* *slot holds one of ours (or -1), read and written with relaxed atomics
  * from now on; a move (lp_fd_guard_move) updates it. */
 void lp_fd_guard_keep(int *slot);
+
+/* Close the descriptor *slot holds, ours, and set it to -1 (our own
+ * close: the close hook would refuse it). */
+void lp_fd_guard_close(int *slot);
 
 /* Is fd one of ours? */
 bool lp_fd_guard_ours(int fd);

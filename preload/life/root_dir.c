@@ -18,6 +18,7 @@
 #include "preload/life/root_dir.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -86,4 +87,37 @@ ssize_t lp_root_readlink(const char *path, char *buf, size_t size)
     int dir = lp_root_dir(&path);
 
     return readlinkat(dir, path, buf, size);
+}
+
+/* path = prefix + name, or false when it does not fit. */
+static bool proc_path(char *path, size_t n, const char *prefix,
+                      const char *name)
+{
+    int r = snprintf(path, n, "%s%s", prefix, name);
+
+    return r > 0 && (size_t)r < n;
+}
+
+int lp_proc_self_open(const char *name, int flags)
+{
+    char path[96];
+    int fd = -1;
+
+    if (proc_path(path, sizeof(path), "/proc/thread-self/", name))
+        fd = lp_root_open(path, flags, 0);
+    if (fd < 0 && proc_path(path, sizeof(path), "/proc/self/", name))
+        fd = lp_root_open(path, flags, 0);
+    return fd;
+}
+
+ssize_t lp_proc_self_readlink(const char *name, char *buf, size_t size)
+{
+    char path[96];
+    ssize_t n = -1;
+
+    if (proc_path(path, sizeof(path), "/proc/thread-self/", name))
+        n = lp_root_readlink(path, buf, size);
+    if (n < 0 && proc_path(path, sizeof(path), "/proc/self/", name))
+        n = lp_root_readlink(path, buf, size);
+    return n;
 }

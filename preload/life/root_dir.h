@@ -24,4 +24,11 @@ int lp_root_rename(const char *from, const char *to);
 int lp_root_unlink(const char *path);
 ssize_t lp_root_readlink(const char *path, char *buf, size_t size);
 
+/* /proc/thread-self/NAME (else /proc/self/NAME: kernels before 3.17),
+ * from the start-up root. Not /proc/self: once the main thread has left
+ * by pthread_exit, /proc/self is that zombie's, and its maps, cmdline
+ * and exe read empty, while the process goes on in its other threads. */
+int lp_proc_self_open(const char *name, int flags);
+ssize_t lp_proc_self_readlink(const char *name, char *buf, size_t size);
+
 #endif /* LP_PRELOAD_ROOT_DIR_H */

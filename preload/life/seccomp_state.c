@@ -16,7 +16,7 @@ int lp_seccomp_mode(void)
     const char *p;
     size_t len = 0;
     ssize_t n;
-    int fd = lp_root_open("/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
+    int fd = lp_proc_self_open("status", O_RDONLY | O_CLOEXEC);
 
     if (fd < 0)
         return -1;

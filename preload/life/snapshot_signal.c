@@ -24,16 +24,18 @@
  * same signal is chained (it runs after the snapshot request), and an
  * inherited SIG_IGN is left alone (no snapshots then; the README says so).
  * The pipe's ends live at high descriptor numbers, so the program's own
- * descriptors are numbered as without us. A program that closes all
- * descriptors may close our pipe and reuse its numbers: the handler checks
- * the write end is still our pipe (fstat, async-signal-safe) before
- * writing, and the dumper falls back to polling the counter.
+ * descriptors are numbered as without us, and fd_guard.c keeps the
+ * program's close family off them. Should they go all the same (a raw
+ * close system call), the handler checks the write end is still our pipe
+ * (fstat, async-signal-safe) before writing, and the dumper falls back to
+ * polling the counter.
  * Context: SIGNAL (handler) / COLD (dumper thread, init, fork child).
  */
 #include "preload/life/snapshot_signal.h"
 
 #include "preload/life/thread_registry.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,6 +50,7 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/snapshot.h"
 #include "preload/life/diag.h"
+#include "preload/life/fd_guard.h"
 #include "preload/life/sigchain.h"
 #include "preload/hot/track.h"
 #include "report/signame.h"
@@ -62,6 +65,7 @@ static struct {
     int starting;  /* start_dumper claimed (once per process) */
     bool running;  /* the dumper thread exists */
     bool told_chained;
+    unsigned *nthreads; /* glibc's __nptl_nthreads, or NULL */
 } sig = { .wake_fd = { -1, -1 } };
 
 static int start_dumper(void);
@@ -213,13 +217,17 @@ static int start_dumper(void)
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-        close(sig.wake_fd[0]);
-        close(sig.wake_fd[1]);
-        sig.wake_fd[0] = -1;
-        lp_store_release(&sig.wake_fd[1], -1);
+        lp_fd_guard_close(&sig.wake_fd[0]);
+        lp_fd_guard_close(&sig.wake_fd[1]);
         lp_store_release(&sig.starting, 0);
         return -1;
     }
+    /* glibc ends the process when the last of the threads it counts exits
+     * (main's pthread_exit, then the last thread returning): ours must not
+     * count, or such a program never ends. It never exits, so the count
+     * stays right; a fork child starts from 1 again, without it. */
+    if (sig.nthreads != NULL)
+        __atomic_fetch_sub(sig.nthreads, 1, __ATOMIC_ACQ_REL);
     lp_store_release(&sig.running, true);
     /* Requests made before the pipe existed. */
     if (lp_load_relaxed(&sig.requests))
@@ -241,9 +249,19 @@ void lp_signal_start_dumper(void)
 void lp_signal_init(void)
 {
     int signo = lp_config.snapshot_signal, rc;
+    bool held;
 
     if (signo <= 0 || sig.installed)
         return;
+    /* A close-everything loop in the program leaves the pipe alone. */
+    lp_fd_guard_keep(&sig.wake_fd[0]);
+    lp_fd_guard_keep(&sig.wake_fd[1]);
+    /* glibc's count of its threads (GLIBC_PRIVATE, as long as nptl has
+     * been: see start_dumper); dlsym may allocate: ours. */
+    held = lp_guard_held;
+    lp_guard_held = true;
+    sig.nthreads = (unsigned *)dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+    lp_guard_held = held;
     rc = lp_sigchain_install(signo, on_signal, LP_SIGCHAIN_CHAIN, false);
     if (rc == 0)
         sig.installed = true;
@@ -256,12 +274,8 @@ void lp_signal_atfork_child(void)
 {
     /* The dumper thread did not survive fork and the pipe is shared with
      * the parent: the child starts its own when it needs one. */
-    if (sig.wake_fd[0] >= 0)
-        close(sig.wake_fd[0]);
-    if (sig.wake_fd[1] >= 0)
-        close(sig.wake_fd[1]);
-    sig.wake_fd[0] = -1;
-    lp_store_release(&sig.wake_fd[1], -1);
+    lp_fd_guard_close(&sig.wake_fd[0]);
+    lp_fd_guard_close(&sig.wake_fd[1]);
     sig.requests = 0;
     sig.seq = 0;
     sig.starting = 0;

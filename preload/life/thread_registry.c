@@ -324,8 +324,10 @@ static bool peek(uintptr_t addr, uintptr_t *out)
     struct iovec local = {out, sizeof(*out)};
     struct iovec remote = {(void *)addr, sizeof(*out)};
 
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
-           (ssize_t)sizeof(*out);
+    /* Our tid, not the pid: a main thread gone by pthread_exit is a
+     * zombie without memory. */
+    return process_vm_readv((pid_t)syscall(SYS_gettid), &local, 1, &remote,
+                            1, 0) == (ssize_t)sizeof(*out);
 }
 
 size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max)

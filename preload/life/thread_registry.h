@@ -99,6 +99,33 @@ static inline int lp_put_tid(char *out, pid_t tid)
     return nd;
 }
 
+/* The relative path "TID/stat" (for openat on the task directory) into
+ * out (room for 16). */
+static inline void lp_task_stat_path(char *out, pid_t tid)
+{
+    int nd = lp_put_tid(out, tid), i;
+    static const char tail[] = "/stat";
+
+    for (i = 0; i < (int)sizeof(tail); i++)
+        out[nd + i] = tail[i];
+}
+
+/* From the n bytes of a task's stat: has it left (zombie or dead)? A
+ * main thread that called pthread_exit stays listed as a zombie while
+ * the process goes on: it cannot be stopped, signalled or seized, and
+ * holds nothing to scan but its stack, which stays mapped. */
+static inline bool lp_task_stat_gone(const char *buf, long n)
+{
+    long i, paren = -1;
+
+    for (i = 0; i < n; i++)
+        if (buf[i] == ')')
+            paren = i;
+    if (paren < 0 || paren + 2 >= n)
+        return false;
+    return buf[paren + 2] == 'Z' || buf[paren + 2] == 'X';
+}
+
 /* Whether tid has one of the n slots. */
 static inline bool lp_stopped_has(const struct lp_stopped_thread *s, size_t n,
                                   pid_t tid)

@@ -209,6 +209,21 @@ static void nap(void)
 /* Call fn for every tid in /proc/self/task, read with getdents64 (opendir
  * would malloc, and a stopped thread may hold the allocator's lock).
  * False when the directory cannot be read. */
+static bool task_gone(int dir, pid_t tid)
+{
+    char path[16], buf[512];
+    int fd;
+    ssize_t n;
+
+    lp_task_stat_path(path, tid);
+    fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true; /* reaped meanwhile */
+    n = read(fd, buf, sizeof(buf));
+    close(fd);
+    return n > 0 && lp_task_stat_gone(buf, n);
+}
+
 static bool for_each_task(void (*fn)(pid_t tid, void *arg), void *arg)
 {
     char buf[4096];
@@ -227,7 +242,7 @@ static bool for_each_task(void (*fn)(pid_t tid, void *arg), void *arg)
             pid_t tid = lp_task_tid(d->name);
 
             off += d->reclen;
-            if (tid > 0)
+            if (tid > 0 && !task_gone(fd, tid))
                 fn(tid, arg);
         }
     }

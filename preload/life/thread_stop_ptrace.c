@@ -169,6 +169,21 @@ static void settle(struct lp_stopped_thread *s, uint64_t deadline)
     s->answered = true;
 }
 
+/* tid has left (a zombie main thread after pthread_exit): not seized. */
+static bool task_gone(long dir, pid_t tid)
+{
+    char path[16], buf[512];
+    long fd, n;
+
+    lp_task_stat_path(path, tid);
+    fd = RAW(SYS_openat, dir, path, O_RDONLY, 0);
+    if (fd < 0)
+        return true; /* reaped meanwhile */
+    n = RAW(SYS_read, fd, buf, sizeof(buf), 0);
+    RAW(SYS_close, fd, 0, 0, 0);
+    return n > 0 && lp_task_stat_gone(buf, n);
+}
+
 /* One pass over /proc/PID/task: seize what is new. Returns how many were
  * added, or -1 when one may not be traced. */
 static long seize_new(const char *path, uint64_t deadline)
@@ -192,7 +207,7 @@ static long seize_new(const char *path, uint64_t deadline)
             off += d->reclen;
             if (tid <= 0 || tid == job.self ||
                 lp_stopped_has(job.slots, job.n, tid) ||
-                lp_threads_is_internal(tid))
+                lp_threads_is_internal(tid) || task_gone(fd, tid))
                 continue;
             if (job.n == job.cap) {
                 RAW(SYS_close, fd, 0, 0, 0);

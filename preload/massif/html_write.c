@@ -56,7 +56,7 @@ static int write_page(const char *path, const struct lp_massif *m,
 static char *command_text(void)
 {
     char buf[4096];
-    int fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+    int fd = lp_proc_self_open("cmdline", O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : 0, i;
 
     if (fd >= 0)

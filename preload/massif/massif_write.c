@@ -43,7 +43,7 @@ static struct {
 
 static void read_cmdline(void)
 {
-    int fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+    int fd = lp_proc_self_open("cmdline", O_RDONLY | O_CLOEXEC);
     ssize_t n = 0, r;
     size_t i;
 

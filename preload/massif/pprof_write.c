@@ -165,7 +165,7 @@ static const struct seg *seg_of(const struct segs *ss, uint64_t addr)
 static void add_mappings(struct lp_pprof *p, struct segs *ss)
 {
     size_t i;
-    ssize_t n = lp_root_readlink("/proc/self/exe", ss->exe, sizeof(ss->exe) - 1);
+    ssize_t n = lp_proc_self_readlink("exe", ss->exe, sizeof(ss->exe) - 1);
 
     ss->exe[n > 0 ? n : 0] = '\0';
     dl_iterate_phdr(add_object, ss);
@@ -225,7 +225,7 @@ static void add_header(struct lp_pprof *p)
     struct timespec ts;
     char cmd[4096], line[4200];
     ssize_t n = 0;
-    int fd = lp_root_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0), i;
+    int fd = lp_proc_self_open("cmdline", O_RDONLY | O_CLOEXEC), i;
 
     lp_pprof_add_type(p, "alloc_objects", "count");
     lp_pprof_add_type(p, "alloc_space", "bytes");

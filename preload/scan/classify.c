@@ -101,6 +101,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -119,7 +120,11 @@ enum {
 #define VTABLE_MAX_CHECK 20
 
 static bool vm_readv_broken; /* process_vm_readv is filtered (seccomp) */
-static pid_t self_pid;        /* getpid() is a syscall; cached per scan */
+/* Whose memory process_vm_readv reads: the scanning thread's tid, not
+ * getpid(). Once the main thread has left by pthread_exit, the pid is a
+ * zombie's, without memory: every read failed and nothing was scanned
+ * (every block "definitely lost"). Cached per scan (a system call). */
+static pid_t self_pid;
 
 /* --- address space queries ------------------------------------------ */
 
@@ -533,7 +538,7 @@ void lp_scan_core_begin(struct lp_scan_core *c)
 
     c->sp = 0;
     c->nind = 0;
-    self_pid = getpid(); /* not cached across fork: set per scan */
+    self_pid = (pid_t)syscall(SYS_gettid); /* per scan: fork, threads */
     c->min_addr = c->nblocks ? c->addrs[0] : 1;
     c->max_end = c->nblocks ? block_end(c->addrs[c->nblocks - 1],
                                         &c->blocks[c->nblocks - 1])

@@ -183,7 +183,7 @@ struct mapping {
 static bool find_mapping(uintptr_t a, const char *want, struct mapping *m)
 {
     char buf[8192];
-    int fd = lp_root_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+    int fd = lp_proc_self_open("maps", O_RDONLY | O_CLOEXEC);
     size_t used = 0;
     bool found = false;
 

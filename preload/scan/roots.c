@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -75,7 +76,7 @@ static int read_maps(struct lp_scan_buf *text, size_t *len)
 
         if (lp_scan_buf_reserve(text, want) != 0)
             return -ENOMEM;
-        fd = lp_root_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+        fd = lp_proc_self_open("maps", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -errno;
         for (;;) {
@@ -389,7 +390,10 @@ static bool peek(uintptr_t a, uintptr_t *out)
 {
     struct iovec l = {out, sizeof(*out)}, rm = {(void *)a, sizeof(*out)};
 
-    return process_vm_readv(getpid(), &l, 1, &rm, 1, 0) == sizeof(*out);
+    /* Our tid, not the pid: a main thread gone by pthread_exit is a
+     * zombie without memory. */
+    return process_vm_readv((pid_t)syscall(SYS_gettid), &l, 1, &rm, 1, 0) ==
+           sizeof(*out);
 }
 
 static bool is_arena_ring(uintptr_t arena)

@@ -18,7 +18,7 @@ MC_OPTS="--leak-check=full --show-leak-kinds=all"
 run_case() {
     local name=$1 bin=$SAMPLES/$1 extra=${2:+:$2} nrc lrc
     (cd "$WORK" && timeout 60 "$bin" >"$WORK/$name.native" 2>/dev/null); nrc=$?
-    (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/$name.lp:$LP_OPTS$extra" \
+    (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/$name.lp:$LP_OPTS$extra" \
         LD_PRELOAD="$LIB" "$bin" >"$WORK/$name.out" 2>"$WORK/$name.err"); lrc=$?
     check "$name: stdout as native" cmp -s "$WORK/$name.native" "$WORK/$name.out"
     check "$name: exit status as native ($nrc)" [ "$lrc" = "$nrc" ]
@@ -96,6 +96,10 @@ reach reach_protnone whole
 # for Memcheck's: compared by summary), threads created but maybe not
 # started yet, detached threads still running.
 reach reach_keydtor summary 1
+# main gone by pthread_exit, the process ended by its last thread: with
+# the default freeres (no other thread left: the zombie main is none).
+run_case reach_main_exited
+compare_mc reach_main_exited whole
 reach reach_notstarted whole 4
 # Item 14, the figure itself: 4 live threads, each DTV block ours vs
 # Memcheck's: our TLS modules' entries are not counted.

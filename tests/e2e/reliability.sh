@@ -6,7 +6,7 @@
 # itself, a library that frees in its destructor, the umask. Each compares the program's stdout and status with its native run.
 . "$(dirname "$0")/_lib.sh"
 P=$SAMPLES/process_life
-lp() { (cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0${LPO:+:$LPO}" LD_PRELOAD="$LIB" "$@"); }
+lp() { (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0${LPO:+:$LPO}" LD_PRELOAD="$LIB" "$@"); }
 
 # 1. Threads inside localtime/strerror/getpwuid when main returns: 20 runs.
 ok=0
