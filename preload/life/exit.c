@@ -9,8 +9,9 @@
  *    exit handler, which glibc runs after _dl_fini has returned, i.e. after
  *    every library destructor and before stdio's final flush. Only then is
  *    the heap what Memcheck would see.
- *  - by _exit/_Exit (fork children): nothing of the program's may run any
- *    more: no stdio flush, no freeing of the runtime's buffers.
+ *  - by _exit/_Exit (fork children) or quick_exit: nothing of the
+ *    program's may run any more: no stdio flush; the runtime's buffers
+ *    are counted as freed, as Valgrind's freeres frees them there.
  *  - by a fatal signal (fatal_signal.c): as _exit, then the signal is
  *    raised again.
  * The runtimes' long-lived memory (stdio buffers, libstdc++'s emergency
@@ -183,6 +184,13 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         else
             forget_runtime_buffers();
     }
+    /* _exit, quick_exit: Valgrind runs its freeres there too (its figures
+     * count the stdio buffers freed), but glibc's would flush the streams
+     * (a fork child printing its parent's pending output once more, as
+     * under Valgrind) and move shared file offsets: counted only. A fatal
+     * signal frees nothing under Valgrind either. */
+    if (how == LP_EXIT_QUICK && lp_config.freeres >= 0)
+        forget_runtime_buffers();
     lp_guard_hold_forever();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);

@@ -8,7 +8,10 @@
  * its own stack pointer at that moment, which bounds the main thread's
  * scan. exit() and _exit() are interposed to learn the exit status (for
  * error_exitcode) and, for _exit in a child that never ran destructors,
- * to write its report.
+ * to write its report. quick_exit runs the at_quick_exit handlers, then
+ * glibc's own _exit, past our hook: the report comes from a handler of
+ * ours, the last to run, which then leaves as _exit would (Memcheck
+ * reports a quick_exit like any other).
  * Context: BOOT / COLD.
  */
 #include "preload/life/process.h"
@@ -78,3 +81,25 @@ static _Noreturn void exit_now(const char *name, int status)
 
 LP_EXPORT _Noreturn void _exit(int status) { exit_now("_exit", status); }
 LP_EXPORT _Noreturn void _Exit(int status) { exit_now("_Exit", status); }
+
+static int quick_status;
+
+/* The last at_quick_exit handler: the report, then what glibc does next. */
+static void quick_exit_last(void)
+{
+    exit_now("_exit", quick_status);
+}
+
+LP_EXPORT _Noreturn void quick_exit(int status)
+{
+    void (*real)(int) = (void (*)(int))dlsym(RTLD_NEXT, "quick_exit");
+
+    quick_status = status;
+    real(status);
+    __builtin_unreachable();
+}
+
+void lp_process_quick_exit_init(void)
+{
+    (void)at_quick_exit(quick_exit_last);
+}

@@ -30,4 +30,8 @@ struct lp_process {
 
 extern struct lp_process lp_process;
 
+/* BOOT: the report on quick_exit, after the program's at_quick_exit
+ * handlers (ours is registered first, so it runs last). */
+void lp_process_quick_exit_init(void);
+
 #endif /* LP_PRELOAD_PROCESS_H */

@@ -14,7 +14,7 @@ lp "error_exitcode=23:errors_for_leak_kinds=reachable" "$app"
 check "reachable-only errors exit 0" [ "$rc" = 0 ]
 lp "error_exitcode=23:leak_check=summary" "$app"
 check "summary mode never errors (as Memcheck)" [ "$rc" = 0 ]
-for how in return exit _exit; do
+for how in return exit _exit quick_exit; do
     lp "error_exitcode=23" "$SAMPLES/exit_ways" "$how"
     check "exit via $how gives 23" [ "$rc" = 23 ]
 done

@@ -29,3 +29,17 @@ if have_valgrind; then
     run_mc "$WORK/dl.mc" "--leak-check=full --show-leak-kinds=all" "$p"
     same_as_memcheck "dlopen whole report as memcheck's" "$WORK/dl.txt" "$WORK/dl.mc"
 fi
+
+# Leaving by _exit with output still buffered, and by quick_exit: stdout
+# as native (glibc's freeres would flush the pending output, as it does
+# under Valgrind), the at_quick_exit handler run, and the figures
+# Memcheck's (its freeres frees the stdio buffers there: counted freed).
+for how in pending_exit quick_exit; do
+    run_lp "$WORK/ew_$how.txt" "show_leak_kinds=all:depth=12" "$SAMPLES/exit_ways" $how
+    check "$how: our report" grep -q 'definitely lost: 100 bytes in 1 blocks' "$WORK/ew_$how.txt"
+    if have_valgrind; then
+        run_mc "$WORK/ew_$how.mc" "--leak-check=full --show-leak-kinds=all" "$SAMPLES/exit_ways" $how
+        vs_memcheck "$how: summary as memcheck's" "$WORK/ew_$how.txt" "$WORK/ew_$how.mc"
+    fi
+done
+check "quick_exit: its handler ran" grep -qx 'quick handler' "$WORK/ew_quick_exit.txt.stdout"
