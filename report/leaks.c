@@ -308,8 +308,11 @@ unsigned lp_leaks_nips(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
     return nips < want ? nips : want;
 }
 
-int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
-                    struct lp_sym_frame *out, int max)
+/* The frames Memcheck shows for ips: cut at main, names below it
+ * replaced. alloc_head: ips[0] is our allocation hook (head_frames); else
+ * the exact instruction where a thread was, with its inlined callers. */
+static int frames_of(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                     struct lp_sym_frame *out, int max, bool alloc_head)
 {
     struct lp_sym_frame f[LP_SYM_MAX_INLINE];
     unsigned used = nips, i, took;
@@ -328,9 +331,11 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
             break;
     }
     for (i = 0; i < used && n < max; i++) {
-        if (i == 0) {
+        if (i == 0 && alloc_head) {
             got = head_frames(sym, ips, nips, f, &took);
             i = took - 1;
+        } else if (i == 0) {
+            got = lp_sym_resolve(sym, ips[0], false, f, LP_SYM_MAX_INLINE);
         } else {
             got = lp_sym_resolve(sym, ips[i], true, f, LP_SYM_MAX_INLINE);
         }
@@ -342,6 +347,12 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
         }
     }
     return n;
+}
+
+int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
+                    struct lp_sym_frame *out, int max)
+{
+    return frames_of(sym, ips, nips, out, max, true);
 }
 
 #ifndef LP_VERSION
@@ -394,24 +405,14 @@ static void print_suppression(struct lp_line_writer *w, const struct lp_loss_rec
         w->err = rc;
 }
 
-static int print_record(struct lp_line_writer *w, const struct lp_loss_record *r,
-                        size_t idx, size_t n, struct lp_sym *sym,
-                        const struct lp_leak_opts *o)
+/* "   at ..." then "   by ..." lines. */
+static void print_frames(struct lp_line_writer *w,
+                         const struct lp_sym_frame *f, int nf,
+                         const struct lp_leak_opts *o)
 {
-    unsigned nips = r->nips;
-    size_t cap;
-    struct lp_sym_frame *f;
     char buf[4096];
-    int nf, i;
+    int i;
 
-    if (r->ips != NULL)
-        nips = lp_leaks_nips(sym, r->ips, nips, o->depth);
-    cap = (size_t)nips * LP_SYM_MAX_INLINE;
-    f = malloc((cap > 0 ? cap : 1) * sizeof(*f));
-    if (f == NULL)
-        return -ENOMEM;
-    nf = r->ips != NULL ? lp_leaks_frames(sym, r->ips, nips, f, (int)cap) : 0;
-    print_header(w, r, idx, n, deltas_shown(o));
     for (i = 0; i < nf; i++) {
         int len = lp_sym_describe(&f[i], o->self_obj, buf, sizeof(buf));
 
@@ -430,11 +431,109 @@ static int print_record(struct lp_line_writer *w, const struct lp_loss_record *r
             lp_line(w, "   %s %s", i == 0 ? "at" : "by", buf);
         }
     }
+}
+
+static int print_record(struct lp_line_writer *w, const struct lp_loss_record *r,
+                        size_t idx, size_t n, struct lp_sym *sym,
+                        const struct lp_leak_opts *o)
+{
+    unsigned nips = r->nips;
+    size_t cap;
+    struct lp_sym_frame *f;
+    int nf;
+
+    if (r->ips != NULL)
+        nips = lp_leaks_nips(sym, r->ips, nips, o->depth);
+    cap = (size_t)nips * LP_SYM_MAX_INLINE;
+    f = malloc((cap > 0 ? cap : 1) * sizeof(*f));
+    if (f == NULL)
+        return -ENOMEM;
+    nf = r->ips != NULL ? lp_leaks_frames(sym, r->ips, nips, f, (int)cap) : 0;
+    print_header(w, r, idx, n, deltas_shown(o));
+    print_frames(w, f, nf, o);
     lp_line(w, "%s", "");
     if (o->gen_suppressions)
         print_suppression(w, r, f, nf);
     free(f);
     return 0;
+}
+
+/* What a fault the kernel raised was, as Memcheck words it; NULL when
+ * the signal carries no such detail. *addr: whether the address follows. */
+static const char *fault_event(int signo, int code, bool *addr)
+{
+    static const char *const segv[] = { NULL, "Access not within mapped region",
+                                        "Bad permissions for mapped region" };
+    static const char *const bus[] = { NULL, "Invalid address alignment",
+                                       "Non-existent physical address",
+                                       "Hardware error" };
+    static const char *const ill[] = { NULL, "Illegal opcode",
+        "Illegal operand", "Illegal addressing mode", "Illegal trap",
+        "Privileged opcode", "Privileged register", "Coprocessor error",
+        "Internal stack error" };
+    static const char *const fpe[] = { NULL, "Integer divide by zero",
+        "Integer overflow", "FP divide by zero", "FP overflow",
+        "FP underflow", "FP inexact", "FP invalid operation",
+        "FP subscript out of range" };
+
+    *addr = true;
+    switch (signo) {
+    case SIGSEGV:
+        if (code == SI_KERNEL) { /* a general protection fault */
+            *addr = false;
+            return "General Protection Fault";
+        }
+        return code > 0 && code < 3 ? segv[code] : NULL;
+    case SIGBUS:
+        return code > 0 && code < 4 ? bus[code] : NULL;
+    case SIGILL:
+        return code > 0 && code < 9 ? ill[code] : NULL;
+    case SIGFPE:
+        return code > 0 && code < 9 ? fpe[code] : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* Memcheck's block for a process dying of a signal. */
+static void print_fatal(struct lp_line_writer *w, struct lp_sym *sym,
+                        const struct lp_leak_opts *o)
+{
+    unsigned nips = o->fatal_nips;
+    struct lp_sym_frame *f = NULL;
+    const char *event;
+    char name[32];
+    bool addr;
+    size_t cap;
+    int nf = 0;
+
+    lp_signal_name(o->fatal_signo, name, sizeof(name));
+    lp_line(w, "Process terminating with default action of signal %d (%s)",
+            o->fatal_signo, name);
+    event = fault_event(o->fatal_signo, o->fatal_code, &addr);
+    if (event != NULL && addr)
+        lp_line(w, " %s at address 0x%" PRIXPTR, event, o->fatal_addr);
+    else if (event != NULL)
+        lp_line(w, " %s", event);
+    if (o->fatal_ips != NULL && nips > 0) {
+        if (o->depth > 0 && nips > (unsigned)o->depth)
+            nips = (unsigned)o->depth;
+        cap = (size_t)nips * LP_SYM_MAX_INLINE;
+        f = malloc(cap * sizeof(*f));
+        if (f != NULL)
+            nf = frames_of(sym, o->fatal_ips, nips, f, (int)cap, false);
+        print_frames(w, f, nf, o);
+        free(f);
+    }
+    /* Memcheck's advice on a fault outside any mapping, in any thread. */
+    if (o->fatal_signo == SIGSEGV && o->fatal_code == SEGV_MAPERR) {
+        lp_line(w, " If you believe this happened as a result of a stack");
+        lp_line(w, " overflow in your program's main thread (unlikely but");
+        lp_line(w, " possible), you can try to increase the size of the");
+        lp_line(w, " main thread stack using the --main-stacksize= flag.");
+        lp_line(w, " The main thread stack size used in this run was %" PRIu64 ".",
+                o->main_stack_bytes);
+    }
 }
 
 static void print_summary(struct lp_line_writer *w, const struct lp_leak_set *set,
@@ -601,6 +700,10 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
         live_header(&w, &o);
     if (!o.live) {
         lp_line(&w, "%s", "");
+        if (o.fatal_signo > 0) {
+            print_fatal(&w, sym, &o);
+            lp_line(&w, "%s", "");
+        }
         lp_line(&w, "HEAP SUMMARY:");
         lp_line(&w, "    in use at exit: %s bytes in %s blocks",
              lp_commify(set->in_use_bytes, a, sizeof(a)),

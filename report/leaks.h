@@ -133,6 +133,17 @@ struct lp_leak_opts {
     bool live_since;
     unsigned live_since_seq; /* the previous report's signal number */
     uint64_t live_since_time;
+    /* The exit report of a process dying of a signal: Memcheck's
+     * "Process terminating with default action of signal N (SIGX)" with
+     * the detail of a fault the kernel raised and where the thread was
+     * (fatal_ips[0] the interrupted instruction, then return addresses).
+     * fatal_signo 0: none. */
+    int fatal_signo;
+    int fatal_code;       /* si_code */
+    uintptr_t fatal_addr; /* si_addr */
+    const uintptr_t *fatal_ips;
+    unsigned fatal_nips;
+    uint64_t main_stack_bytes; /* named in a SIGSEGV's stack advice */
 };
 
 /* Memcheck's defaults (full, definite+possible shown and errors, depth

@@ -411,35 +411,41 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
  *   block (and grows the DTV) lazily, per thread; the DTV is only reached
  *   through an interior pointer. Valgrind ships the same idea.
  * lp-stdio-buffer: the buffer stdio allocates on first use of a FILE; it
- *   is reachable from the FILE and freed by __libc_freeres under Valgrind.
+ *   is reachable from the FILE and freed by __libc_freeres under Valgrind
+ *   (not when the process dies of a signal: lp_supp_add_builtin_for).
  * lp-thread-dtv (opt-in): the DTV calloc'ed by pthread_create for a
  *   thread still running at exit, reached 16 bytes in (possibly lost).
  */
-static const char builtin_supp[] =
-    "{\n"
-    "   lp-libstdcxx-eh-pool\n"
-    "   Memcheck:Leak\n"
-    "   match-leak-kinds: reachable\n"
-    "   fun:malloc\n"
-    "   obj:*/libstdc++.so*\n"
-    "   ...\n"
-    "   fun:_dl_init\n"
+#define STDIO_ENTRY \
+    "{\n" \
+    "   lp-stdio-buffer\n" \
+    "   Memcheck:Leak\n" \
+    "   match-leak-kinds: reachable\n" \
+    "   fun:malloc\n" \
+    "   fun:_IO_file_doallocate\n" \
     "}\n"
-    "{\n"
-    "   lp-dtv-tls-get-addr\n"
-    "   Memcheck:Leak\n"
-    "   match-leak-kinds: possible,reachable\n"
-    "   fun:*alloc\n"
-    "   ...\n"
-    "   fun:__tls_get_addr\n"
+
+#define RUNTIME_ENTRIES \
+    "{\n" \
+    "   lp-libstdcxx-eh-pool\n" \
+    "   Memcheck:Leak\n" \
+    "   match-leak-kinds: reachable\n" \
+    "   fun:malloc\n" \
+    "   obj:*/libstdc++.so*\n" \
+    "   ...\n" \
+    "   fun:_dl_init\n" \
+    "}\n" \
+    "{\n" \
+    "   lp-dtv-tls-get-addr\n" \
+    "   Memcheck:Leak\n" \
+    "   match-leak-kinds: possible,reachable\n" \
+    "   fun:*alloc\n" \
+    "   ...\n" \
+    "   fun:__tls_get_addr\n" \
     "}\n"
-    "{\n"
-    "   lp-stdio-buffer\n"
-    "   Memcheck:Leak\n"
-    "   match-leak-kinds: reachable\n"
-    "   fun:malloc\n"
-    "   fun:_IO_file_doallocate\n"
-    "}\n";
+
+static const char builtin_supp_runtime[] = RUNTIME_ENTRIES;
+static const char builtin_supp[] = RUNTIME_ENTRIES STDIO_ENTRY;
 
 static const char builtin_threads_supp[] =
     "{\n"
@@ -460,7 +466,14 @@ const char *lp_supp_builtin_text(bool threads)
 
 int lp_supp_add_builtin(struct lp_supp *supp)
 {
-    return lp_supp_load_string(supp, "<builtin>", builtin_supp, NULL, 0);
+    return lp_supp_add_builtin_for(supp, true);
+}
+
+int lp_supp_add_builtin_for(struct lp_supp *supp, bool stdio)
+{
+    return lp_supp_load_string(supp, "<builtin>",
+                               stdio ? builtin_supp : builtin_supp_runtime,
+                               NULL, 0);
 }
 
 int lp_supp_add_builtin_threads(struct lp_supp *supp)

@@ -482,12 +482,23 @@ static size_t alias_rank(const char *name)
     return (strstr(name, "@@") != NULL ? 0 : 1000) + strspn(name, "_");
 }
 
+/* A name's length without its version. */
+static size_t unversioned_len(const char *name)
+{
+    return strcspn(name, "@");
+}
+
 static bool better_alias(const char *a, const char *b)
 {
     size_t ra = alias_rank(a), rb = alias_rank(b);
+    size_t la = unversioned_len(a), lb = unversioned_len(b);
 
-    /* Ties go to the name that sorts first: _ZN6WidgetC1Ei, not C2. */
-    return ra != rb ? ra < rb : strcmp(a, b) < 0;
+    /* Then the shorter name (raise, not its alias gsignal; index, not
+     * strchr: as Memcheck names them), then the one that sorts first:
+     * _ZN6WidgetC1Ei, not C2. */
+    if (ra != rb)
+        return ra < rb;
+    return la != lb ? la < lb : strcmp(a, b) < 0;
 }
 
 /* A module's symbol facts, read once: the address -> symbol index

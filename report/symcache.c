@@ -42,7 +42,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SYMCACHE_MAGIC "leakprof-symcache 3\n"
+/* Bumped when a record's meaning changes (4: aliases also by length). */
+#define SYMCACHE_MAGIC "leakprof-symcache 4\n"
 #define MAGIC_LEN 20
 #define SYMCACHE_MAX_BYTES (64u << 20)
 #define NO_STR 0xffffffffu

@@ -9,6 +9,10 @@
  * inherited SIG_IGN, is left alone; sigchain.c keeps ours invisible and
  * steps aside when the program installs its own later).
  *
+ * The report opens with Memcheck's "Process terminating with default
+ * action of signal N (SIGX)", the fault's detail when the kernel raised
+ * it, and the stack of the thread it hit.
+ *
  * The handler is installed with SA_RESETHAND | SA_NODEFER: on entry the
  * signal is back at SIG_DFL and not blocked. It writes the report the
  * quick way (no stdio flush, no freeing of the runtime's buffers: the
@@ -33,6 +37,7 @@
 #include "preload/life/config.h"
 #include "preload/life/exit.h"
 #include "preload/hot/guard.h"
+#include "preload/hot/stack_walk.h"
 #include "preload/life/sigchain.h"
 
 #define RED_ZONE 128
@@ -59,13 +64,65 @@ static uintptr_t interrupted_sp(void *ucv)
 #endif
 }
 
+static uintptr_t interrupted_pc(void *ucv)
+{
+#if defined(__x86_64__)
+    const ucontext_t *uc = ucv;
+
+    return uc ? (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+#elif defined(__aarch64__)
+    const ucontext_t *uc = ucv;
+
+    return uc ? (uintptr_t)uc->uc_mcontext.pc : 0;
+#else
+    (void)ucv;
+    return 0;
+#endif
+}
+
+static struct lp_fatal_info fatal;
+
+const struct lp_fatal_info *lp_fatal_signal_info(void)
+{
+    return fatal.signo > 0 ? &fatal : NULL;
+}
+
+/* What Memcheck shows of the signal: which, why, and where the thread
+ * was, from the interrupted instruction out (the walk from here passes
+ * our handler and the kernel's signal frame first). Guard held. */
+static void note_fatal(int signo, const siginfo_t *si, void *ucv)
+{
+    void *buf[LP_ARRAY_SIZE(fatal.ips) + 16];
+    uintptr_t pc = interrupted_pc(ucv);
+    int n = lp_unwind_backtrace(buf, (int)LP_ARRAY_SIZE(buf)), i, k = -1;
+
+    fatal.code = si ? si->si_code : 0;
+    fatal.addr = si ? (uintptr_t)si->si_addr : 0;
+    for (i = 0; i < n && k < 0; i++)
+        if ((uintptr_t)buf[i] == pc)
+            k = i;
+    fatal.nips = 0;
+    if (k < 0 && pc) /* the walk did not get past the signal frame */
+        fatal.ips[fatal.nips++] = pc;
+    /* Past it, our own frames (a thread's start wrapper) are left out, as
+     * from every stack we show. */
+    for (i = k < 0 ? n : k; i < n && fatal.nips < LP_ARRAY_SIZE(fatal.ips);
+         i++)
+        if (i == k || !lp_unwind_is_self((uintptr_t)buf[i]))
+            fatal.ips[fatal.nips++] = (uintptr_t)buf[i];
+    fatal.signo = signo;
+}
+
 static void on_fatal(int signo, siginfo_t *si, void *ucv)
 {
     uintptr_t sp = interrupted_sp(ucv);
 
-    (void)si;
-    if (!lp_guard_held && lp_load_acquire(&lp_state) == LP_STATE_READY)
+    if (!lp_guard_held && lp_load_acquire(&lp_state) == LP_STATE_READY) {
+        lp_guard_held = true;
+        note_fatal(signo, si, ucv);
+        lp_guard_held = false;
         lp_exit_report(LP_EXIT_SIGNAL, sp > RED_ZONE ? sp - RED_ZONE : 0);
+    }
     /* SA_RESETHAND put SIG_DFL back; SA_NODEFER left it unblocked. */
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "preload/life/command.h"
@@ -39,6 +40,7 @@
 #include "preload/massif/sites.h"
 #include "preload/hot/stack.h"
 #include "preload/hot/track.h"
+#include "preload/life/fatal_signal.h"
 #include "preload/life/root_dir.h"
 #include "preload/hot/foreign.h"
 #include "report/json.h"
@@ -81,7 +83,7 @@ static void load_suppressions(void)
         return;
     lp_supp_set_max_callers(lc.supp, lp_config.depth);
     if (lp_config.builtin_suppressions)
-        lp_supp_add_builtin(lc.supp);
+        lp_supp_add_builtin_for(lc.supp, lp_fatal_signal_info() == NULL);
     for (i = 0; i < lp_config.nsuppressions; i++)
         if (lp_supp_load(lc.supp, lp_config.suppressions[i], err,
                          sizeof(err)) < 0)
@@ -139,6 +141,19 @@ const char *lp_leakcheck_self_obj(void)
 {
     find_self_obj();
     return lc.self_obj[0] ? lc.self_obj : NULL;
+}
+
+/* The main thread's stack as Valgrind sizes it: the soft RLIMIT_STACK,
+ * at most 16 MiB (what its SIGSEGV advice names). */
+static uint64_t main_stack_bytes(void)
+{
+    const uint64_t most = (uint64_t)16 << 20;
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur > most)
+        return most;
+    return rl.rlim_cur;
 }
 
 /* Memcheck's preamble options for this process. */
@@ -551,6 +566,16 @@ static unsigned run_check(bool live, unsigned seq)
     set.pid = getpid();
     if (!live)
         lp_heap_errors_count(&set.other_errors, &set.other_contexts);
+    if (!live && lp_fatal_signal_info() != NULL) {
+        const struct lp_fatal_info *fi = lp_fatal_signal_info();
+
+        o.fatal_signo = fi->signo;
+        o.fatal_code = fi->code;
+        o.fatal_addr = fi->addr;
+        o.fatal_ips = fi->ips;
+        o.fatal_nips = fi->nips;
+        o.main_stack_bytes = main_stack_bytes();
+    }
     if (live && seq > 0) {
         /* The header names the file lp_snapshot_dump(seq) wrote. */
         o.live_seq = seq;

@@ -138,3 +138,28 @@ check "failing open: one warning" [ "$(grep -c "cannot write" "$WORK/fo.err")" =
 LPO="fault_inject=arena" lp "$SAMPLES/slow_app" >"$WORK/fa.out" 2>"$WORK/fa.err"; rc=$?
 as_native "slow_app without memory for our tables" "$WORK/fa.out" $rc "$WORK/fi.nat" 0
 check "no memory for our tables: one warning" [ "$(grep -c "refused memory for leakprof's own tables" "$WORK/fa.err")" = 1 ]
+
+# Death by a signal: the report opens with Memcheck's block - "Process
+# terminating with default action of signal N (SIGX)", the fault's
+# detail, the stack of the thread it hit and, for a fault outside any
+# mapping, Memcheck's stack advice - compared with Memcheck's, addresses
+# aside; then the rest of the report (not for SIGSEGV: Memcheck also
+# reports the invalid read itself, which we cannot see).
+fatal_block() { # report -> the block, normalised
+    sed -n '/Process terminating/,/^==[0-9]*== *$/p' "$1" | sed -E 's/^==[0-9]+==/==/;
+        s/0x[0-9A-F]+/0x/g; s/clone3 \(clone3\.S:[0-9]+\)/clone (clone.S:100)/;
+        s/\((in )?[^()]*libleakprof\.so\)/(in PRELOAD)/'
+}
+F=$SAMPLES/fatal_ways
+for how in abort term segv thread_segv; do
+    (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/fw_$how.lp" LD_PRELOAD="$LIB" "$F" $how >"$WORK/fw_$how.out" 2>/dev/null); rc=$?
+    ("$F" $how >"$WORK/fw_$how.nat"; exit $?) 2>/dev/null; nrc=$?
+    as_native "fatal_ways $how" "$WORK/fw_$how.out" $rc "$WORK/fw_$how.nat" $nrc
+    check "fatal_ways $how: the block" grep -q 'Process terminating with default action of signal' "$WORK/fw_$how.lp"
+    have_valgrind || continue
+    (cd "$WORK" && timeout -k 5 300 valgrind --leak-check=full --log-file="$WORK/fw_$how.mc" "$F" $how >/dev/null 2>&1)
+    memcheck_diff "fatal_ways $how: the block as memcheck's" fatal_block "$WORK/fw_$how.lp" "$WORK/fw_$how.mc"
+    case $how in segv | thread_segv) ;;
+    *) same_as_memcheck "fatal_ways $how: whole report as memcheck's" "$WORK/fw_$how.lp" "$WORK/fw_$how.mc" ;;
+    esac
+done
