@@ -48,35 +48,21 @@ static const int fatal_signals[] = {
     SIGXFSZ, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR,
 };
 
-static uintptr_t interrupted_sp(void *ucv)
+/* Where the signal stopped the thread: its stack pointer and the
+ * instruction (0 and 0 where unknown). */
+static void interrupted_at(void *ucv, uintptr_t *sp, uintptr_t *pc)
 {
+    const ucontext_t *uc = ucv;
+
+    *sp = *pc = 0;
+    if (uc == NULL)
+        return;
 #if defined(__x86_64__)
-    const ucontext_t *uc = ucv;
-
-    return uc ? (uintptr_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
+    *sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    *pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
-    const ucontext_t *uc = ucv;
-
-    return uc ? (uintptr_t)uc->uc_mcontext.sp : 0;
-#else
-    (void)ucv;
-    return 0;
-#endif
-}
-
-static uintptr_t interrupted_pc(void *ucv)
-{
-#if defined(__x86_64__)
-    const ucontext_t *uc = ucv;
-
-    return uc ? (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
-#elif defined(__aarch64__)
-    const ucontext_t *uc = ucv;
-
-    return uc ? (uintptr_t)uc->uc_mcontext.pc : 0;
-#else
-    (void)ucv;
-    return 0;
+    *sp = (uintptr_t)uc->uc_mcontext.sp;
+    *pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
 }
 
@@ -90,10 +76,9 @@ const struct lp_fatal_info *lp_fatal_signal_info(void)
 /* What Memcheck shows of the signal: which, why, and where the thread
  * was, from the interrupted instruction out (the walk from here passes
  * our handler and the kernel's signal frame first). Guard held. */
-static void note_fatal(int signo, const siginfo_t *si, void *ucv)
+static void note_fatal(int signo, const siginfo_t *si, uintptr_t pc)
 {
     void *buf[LP_ARRAY_SIZE(fatal.ips) + 16];
-    uintptr_t pc = interrupted_pc(ucv);
     int n = lp_unwind_backtrace(buf, (int)LP_ARRAY_SIZE(buf)), i, k = -1;
 
     fatal.code = si ? si->si_code : 0;
@@ -115,11 +100,12 @@ static void note_fatal(int signo, const siginfo_t *si, void *ucv)
 
 static void on_fatal(int signo, siginfo_t *si, void *ucv)
 {
-    uintptr_t sp = interrupted_sp(ucv);
+    uintptr_t sp, pc;
 
+    interrupted_at(ucv, &sp, &pc);
     if (!lp_guard_held && lp_load_acquire(&lp_state) == LP_STATE_READY) {
         lp_guard_held = true;
-        note_fatal(signo, si, ucv);
+        note_fatal(signo, si, pc);
         lp_guard_held = false;
         lp_exit_report(LP_EXIT_SIGNAL, sp > RED_ZONE ? sp - RED_ZONE : 0);
     }
