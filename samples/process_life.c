@@ -24,6 +24,12 @@
  *                                  into the empty DIR, exit 0 (prints
  *                                  "no chroot" and exits 3 without the
  *                                  privilege)
+ *   process_life exit_race         leak, then four threads and main call
+ *                                  exit(7) at once: one report, status 7
+ *   process_life vfork_exit        leak, vfork, the child leaves by exit(3)
+ *                                  (running the exit handlers in its
+ *                                  parent's memory), the parent prints its
+ *                                  status and exits 0: the parent's report
  *   process_life python_sigint     what a runtime sees of SIGINT at start
  *   process_life sleepers          a thread in pause(), one in a 1.5 s
  *                                  nanosleep; under leakprof the test sends
@@ -269,6 +275,41 @@ static int close_all(const char *data)
 
 static void *keep_reachable;
 
+static void *exit_now_too(void *arg)
+{
+    (void)arg;
+    exit(7);
+}
+
+static int exit_race(void)
+{
+    pthread_t t[4];
+    int i;
+
+    sink = malloc(31);
+    sink = NULL;
+    printf("racing\n");
+    fflush(stdout);
+    for (i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, exit_now_too, NULL);
+    exit(7);
+}
+
+static int vfork_exit(void)
+{
+    int st = 0;
+    pid_t p;
+
+    sink = malloc(5);
+    sink = NULL;
+    p = vfork();
+    if (p == 0)
+        exit(3); /* wrong (_exit is meant), and common */
+    waitpid(p, &st, 0);
+    printf("child %d\n", WEXITSTATUS(st));
+    return 0;
+}
+
 static int chroot_leak(const char *dir)
 {
     sink = malloc(77);
@@ -304,6 +345,10 @@ int main(int argc, char **argv)
         return close_all(argc > 2 ? argv[2] : "data.out");
     if (!strcmp(c, "chroot_leak"))
         return chroot_leak(argc > 2 ? argv[2] : "jail");
+    if (!strcmp(c, "exit_race"))
+        return exit_race();
+    if (!strcmp(c, "vfork_exit"))
+        return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
     if (!strcmp(c, "sleepers"))

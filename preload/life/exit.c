@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/hot/arena.h"
@@ -48,7 +49,9 @@
 
 int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
 
-static int report_done;
+static int report_tid;       /* the thread writing the report; 0: none yet */
+static int report_finished;  /* it is written (or was not to be) */
+#define REPORT_WAIT_MS 60000 /* a thread waiting for another's report */
 static unsigned report_errors;
 static bool deferred;
 
@@ -165,14 +168,36 @@ static void forget_runtime_buffers(void)
             lp_track_forget(f->_IO_buf_base);
 }
 
+/* Another thread writes the report: the process must not end under it
+ * (an _exit, a crash or a second exit elsewhere meanwhile would cut it
+ * off, where Memcheck reports at the very end). Wait until it is written,
+ * within bounds: a report that never ends must not keep the process. */
+static void wait_for_report(void)
+{
+    struct timespec ms = { 0, 1000 * 1000 };
+    unsigned i;
+
+    for (i = 0; i < REPORT_WAIT_MS && !lp_load_acquire(&report_finished); i++)
+        nanosleep(&ms, NULL);
+}
+
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
 {
+    int self = (int)gettid(), prev = 0;
     void *stack = NULL;
 
-    if (__atomic_exchange_n(&report_done, 1, __ATOMIC_ACQ_REL))
+    if (getpid() != lp_process.pid)
+        return; /* a vfork child: its parent's memory, hands off */
+    if (!__atomic_compare_exchange_n(&report_tid, &prev, self, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (prev != self) /* the same thread: a crash inside the report */
+            wait_for_report();
         return;
-    if (lp_load_acquire(&lp_state) != LP_STATE_READY)
+    }
+    if (lp_load_acquire(&lp_state) != LP_STATE_READY) {
+        lp_store_release(&report_finished, 1);
         return;
+    }
     /* Its frees are the program's: before the guard. */
     if (how == LP_EXIT_NORMAL) {
         lp_threads_settle(); /* a thread joined a moment ago is gone */
@@ -210,6 +235,14 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
      * consumes the block table: classify.h, lp_scan_run_final); this
      * covers leak_check=no and a check that could not run. */
     lp_store_release(&lp_state, LP_STATE_DONE);
+    lp_store_release(&report_finished, 1);
+}
+
+void lp_exit_atfork_child(void)
+{
+    /* A report a thread of the parent was writing is not the child's. */
+    report_tid = 0;
+    report_finished = 0;
 }
 
 /* Registered from our destructor: runs after _dl_fini returned. */

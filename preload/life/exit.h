@@ -22,6 +22,9 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp);
  * every other destructor has run (or now, if that cannot be arranged). */
 void lp_exit_from_destructor(void);
 
+/* In a fork child: no report is being written. */
+void lp_exit_atfork_child(void);
+
 /* The status the process should leave with: status, or error_exitcode
  * when the report found errors and status is 0. When run_report is true
  * and the report has not been written yet (a child leaving by _exit), it

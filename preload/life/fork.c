@@ -26,6 +26,7 @@
  * is tracked.
  */
 #include "preload/life/fork.h"
+#include "preload/life/exit.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -88,6 +89,8 @@ static void child(void)
     lp_leakcheck_atfork_child();
     lp_process.pid = getpid();
     lp_process.is_child = true;
+    lp_process_atfork_child();
+    lp_exit_atfork_child();
     /* Forked children are profiled, whatever trace_children says (as
      * under Valgrind): they run the program's own code. */
     lp_signal_atfork_child();

@@ -26,6 +26,9 @@ struct lp_process {
     int pid;             /* getpid() at start-up, or after fork() in the
                             child; differs from getpid() in a vfork child */
     bool is_child;       /* a fork() child of a profiled process */
+    bool vfork_exit;     /* a vfork child left by exit(): it ran our exit
+                            handlers, in this memory; the report must come
+                            from this process's own exit or main's return */
 };
 
 extern struct lp_process lp_process;
@@ -33,5 +36,8 @@ extern struct lp_process lp_process;
 /* BOOT: the report on quick_exit, after the program's at_quick_exit
  * handlers (ours is registered first, so it runs last). */
 void lp_process_quick_exit_init(void);
+
+/* In a fork child: no thread is inside exit(). */
+void lp_process_atfork_child(void);
 
 #endif /* LP_PRELOAD_PROCESS_H */

@@ -163,3 +163,19 @@ for how in abort term segv thread_segv; do
     *) same_as_memcheck "fatal_ways $how: whole report as memcheck's" "$WORK/fw_$how.lp" "$WORK/fw_$how.mc" ;;
     esac
 done
+
+# Four threads and main call exit() at once (glibc 2.36 runs their exit
+# handlers side by side): one whole report every time, status 7.
+ok=0
+for i in 1 2 3 4 5; do
+    LPO=log=$WORK/er.txt lp "$P" exit_race >"$WORK/er.out" 2>/dev/null; rc=$?
+    [ $rc = 7 ] && [ "$(grep -c 'ERROR SUMMARY' "$WORK/er.txt")" = 1 ] && ok=$((ok + 1))
+done
+("$P" exit_race >"$WORK/er.nat"; exit $?) 2>/dev/null; as_native "exit_race" "$WORK/er.out" $rc "$WORK/er.nat" $?
+check "exit from five threads at once: 5 of 5 runs report, status 7 ($ok)" [ $ok = 5 ]
+
+# exit() in a vfork child runs the exit handlers in the parent's memory:
+# the parent still reports (from its own exit), with its leak.
+LPO=log=$WORK/vx.%p lp "$P" vfork_exit >"$WORK/vx.out" 2>/dev/null; rc=$?
+"$P" vfork_exit >"$WORK/vx.nat" 2>/dev/null; as_native "vfork_exit" "$WORK/vx.out" $rc "$WORK/vx.nat" $?
+check "vfork child's exit: the parent's report" sh -c "cat '$WORK'/vx.* | grep -q '5 bytes in 1 blocks are definitely lost'"
