@@ -26,8 +26,6 @@
 #include "preload/life/fd_guard.h"
 #include "preload/lp.h"
 
-#define PRIVATE_FD_MIN 1000
-
 static struct {
     int fd; /* our duplicate, -1 when stderr was closed at start */
     dev_t dev;
@@ -42,9 +40,7 @@ void lp_diag_init(void)
 
     if (err.known || fstat(2, &st) != 0)
         return;
-    fd = fcntl(2, F_DUPFD_CLOEXEC, PRIVATE_FD_MIN);
-    if (fd < 0)
-        fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    fd = lp_fd_guard_dup_high(2);
     err.dev = st.st_dev;
     err.ino = st.st_ino;
     err.fd = fd;

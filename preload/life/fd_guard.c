@@ -28,6 +28,23 @@
 static int *slots[LP_FD_GUARD_MAX];
 static unsigned nslots;
 
+int lp_fd_guard_dup_high(int fd)
+{
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+
+    return d >= 0 ? d : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+int lp_fd_guard_lift(int fd)
+{
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+
+    if (hi < 0)
+        return fd;
+    (void)syscall(SYS_close, fd);
+    return hi;
+}
+
 void lp_fd_guard_keep(int *slot)
 {
     unsigned i;
@@ -97,9 +114,7 @@ void lp_fd_guard_move(int fd)
          * is still the original stderr). */
         nfd = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
         if (nfd < 0)
-            nfd = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
-        if (nfd < 0)
-            nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+            nfd = lp_fd_guard_dup_high(fd);
         lp_store_relaxed(slots[i], nfd);
     }
 }

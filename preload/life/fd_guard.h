@@ -14,6 +14,15 @@
 
 #define LP_FD_GUARD_MAX 8
 
+/* A close-on-exec duplicate of fd at a high number (1000 up: the program's
+ * own open() still returns the numbers it returns natively), else at the
+ * lowest free from 3; -1 if none. */
+int lp_fd_guard_dup_high(int fd);
+
+/* fd moved to a high number (the low one closed); fd itself when it
+ * cannot be moved. */
+int lp_fd_guard_lift(int fd);
+
 /* *slot holds one of ours (or -1), read and written with relaxed atomics
  * from now on; a move (lp_fd_guard_move) updates it. */
 void lp_fd_guard_keep(int *slot);

@@ -25,13 +25,11 @@
 #include "preload/life/fd_guard.h"
 #include "preload/lp.h"
 
-#define HIGH_FD 1000
-
 static int root_fd = -1;
 
 void lp_root_dir_init(void)
 {
-    int fd, high;
+    int fd;
 
     if (root_fd >= 0)
         return;
@@ -39,12 +37,7 @@ void lp_root_dir_init(void)
     if (fd < 0)
         return;
     /* Off the low numbers: the program's first open must still get 3. */
-    high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
-    if (high >= 0) {
-        close(fd);
-        fd = high;
-    }
-    lp_store_relaxed(&root_fd, fd);
+    lp_store_relaxed(&root_fd, lp_fd_guard_lift(fd));
     lp_fd_guard_keep(&root_fd);
 }
 

@@ -161,17 +161,6 @@ static void *dumper_main(void *arg)
     return NULL;
 }
 
-/* Keep the low descriptor numbers for the program. */
-static void move_high(int *fd)
-{
-    int hi = fcntl(*fd, F_DUPFD_CLOEXEC, 1000);
-
-    if (hi >= 0) {
-        close(*fd);
-        *fd = hi;
-    }
-}
-
 static int make_pipe(void)
 {
     int fds[2];
@@ -179,8 +168,9 @@ static int make_pipe(void)
 
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -errno;
-    move_high(&fds[0]);
-    move_high(&fds[1]);
+    /* Keep the low descriptor numbers for the program. */
+    fds[0] = lp_fd_guard_lift(fds[0]);
+    fds[1] = lp_fd_guard_lift(fds[1]);
     if (fcntl(fds[1], F_SETFL, O_NONBLOCK) != 0 || fstat(fds[1], &st) != 0) {
         close(fds[0]);
         close(fds[1]);
