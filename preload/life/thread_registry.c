@@ -318,8 +318,7 @@ void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
     }
 }
 
-/* Read one word of our own memory that may have been unmapped. */
-static bool peek(uintptr_t addr, uintptr_t *out)
+bool lp_peek_word(uintptr_t addr, uintptr_t *out)
 {
     struct iovec local = {out, sizeof(*out)};
     struct iovec remote = {(void *)addr, sizeof(*out)};
@@ -350,8 +349,8 @@ size_t lp_threads_dead_dtvs(uintptr_t *out, size_t max)
             continue; /* its stack now serves a live thread */
         /* x86-64/aarch64 TCB: the self pointer, then the DTV pointer,
          * which points one dtv_t (16 bytes) past the calloc'd block. */
-        if (!peek(r->tcb, &self) || self != r->tcb ||
-            !peek(r->tcb + sizeof(uintptr_t), &dtv) || dtv < 16)
+        if (!lp_peek_word(r->tcb, &self) || self != r->tcb ||
+            !lp_peek_word(r->tcb + sizeof(uintptr_t), &dtv) || dtv < 16)
             continue;
         out[n++] = dtv - 16;
     }

@@ -126,6 +126,10 @@ static inline bool lp_task_stat_gone(const char *buf, long n)
     return buf[paren + 2] == 'Z' || buf[paren + 2] == 'X';
 }
 
+/* Read one word of our own memory that may have been unmapped (through
+ * process_vm_readv: false when it is not readable). */
+bool lp_peek_word(uintptr_t addr, uintptr_t *out);
+
 /* Whether tid has one of the n slots. */
 static inline bool lp_stopped_has(const struct lp_stopped_thread *s, size_t n,
                                   pid_t tid)

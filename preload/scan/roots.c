@@ -30,8 +30,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/hot/arena.h"
@@ -386,23 +384,13 @@ static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
 #define ARENA_NEXT 2160
 #define ARENA_SIZE 2200
 
-static bool peek(uintptr_t a, uintptr_t *out)
-{
-    struct iovec l = {out, sizeof(*out)}, rm = {(void *)a, sizeof(*out)};
-
-    /* Our tid, not the pid: a main thread gone by pthread_exit is a
-     * zombie without memory. */
-    return process_vm_readv((pid_t)syscall(SYS_gettid), &l, 1, &rm, 1, 0) ==
-           sizeof(*out);
-}
-
 static bool is_arena_ring(uintptr_t arena)
 {
     uintptr_t p = arena;
     int hops;
 
     for (hops = 0; hops < 256; hops++) {
-        if (!peek(p + ARENA_NEXT, &p) || p == 0)
+        if (!lp_peek_word(p + ARENA_NEXT, &p) || p == 0)
             return false;
         if (p == arena)
             return true;
