@@ -32,14 +32,21 @@ int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
                       void (*fini)(void), void (*rtld_fini)(void),
                       void *stack_end);
 
+/* A vfork child left by exit() and ran our exit handlers in this memory
+ * (see exit()): the report comes from here, as after _exit. */
+static void report_if_handlers_gone(void)
+{
+    if (__atomic_load_n(&lp_process.vfork_exit, __ATOMIC_ACQUIRE))
+        lp_exit_report(LP_EXIT_QUICK, 0);
+}
+
 static int wrapped_main(int argc, char **argv, char **envp)
 {
     int rc;
 
     lp_process.main_sp = (uintptr_t)__builtin_frame_address(0);
     rc = real_main(argc, argv, envp);
-    if (__atomic_load_n(&lp_process.vfork_exit, __ATOMIC_ACQUIRE))
-        lp_exit_report(LP_EXIT_QUICK, 0); /* see exit() */
+    report_if_handlers_gone();
     lp_process.exit_status = rc;
     lp_process.exit_status_known = true;
     /* Everything below this frame belonged to main and is dead now. */
@@ -88,8 +95,7 @@ LP_EXPORT _Noreturn void exit(int status)
         prev != self)
         for (;;)
             pause();
-    if (__atomic_load_n(&lp_process.vfork_exit, __ATOMIC_ACQUIRE))
-        lp_exit_report(LP_EXIT_QUICK, 0);
+    report_if_handlers_gone();
     lp_process.exit_status = status;
     lp_process.exit_status_known = true;
     real(status);
