@@ -96,6 +96,11 @@ $(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/life/config.o $(O)/libreport.a
 # Objects that print the version.
 $(O)/tools/cli_options.o $(O)/tools/leakprint.o $(O)/report/leaks.o: VERSION
 
+# Samples link against the -dev packages too (reach_own_libunwind): none may
+# build before the install step, or a fresh `make -j2` fails its first run.
+$(SAMPLE_BIN) $(O)/samples/libctorlib.so $(O)/samples/libatexit_lib.so \
+  $(O)/samples/libdtorlib.so $(O)/samples/libreach_tls.so: | $(DEPS_STAMP)
+
 $(O)/samples/%: samples/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
