@@ -495,6 +495,13 @@ static const char *fault_event(int signo, int code, bool *addr)
     }
 }
 
+static void print_overflow(struct lp_line_writer *w,
+                           const struct lp_leak_opts *o)
+{
+    lp_line(w, "Stack overflow in thread #1: can't grow stack to %#" PRIxPTR,
+            o->fatal_overflow_page);
+}
+
 /* Memcheck's block for a process dying of a signal. */
 static void print_fatal(struct lp_line_writer *w, struct lp_sym *sym,
                         const struct lp_leak_opts *o)
@@ -515,6 +522,8 @@ static void print_fatal(struct lp_line_writer *w, struct lp_sym *sym,
         lp_line(w, " %s at address 0x%" PRIXPTR, event, o->fatal_addr);
     else if (event != NULL)
         lp_line(w, " %s", event);
+    if (o->fatal_overflow_page != 0)
+        print_overflow(w, o);
     if (o->fatal_ips != NULL && nips > 0) {
         if (o->depth > 0 && nips > (unsigned)o->depth)
             nips = (unsigned)o->depth;
@@ -699,6 +708,9 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     if (o.live && o.live_seq > 0)
         live_header(&w, &o);
     if (!o.live) {
+        /* Memcheck says it when the fault happens, then in the block. */
+        if (o.fatal_signo > 0 && o.fatal_overflow_page != 0)
+            print_overflow(&w, &o);
         lp_line(&w, "%s", "");
         if (o.fatal_signo > 0) {
             print_fatal(&w, sym, &o);

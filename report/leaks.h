@@ -144,6 +144,10 @@ struct lp_leak_opts {
     const uintptr_t *fatal_ips;
     unsigned fatal_nips;
     uint64_t main_stack_bytes; /* named in a SIGSEGV's stack advice */
+    /* The main thread's stack could not grow to this page: Memcheck's
+     * "Stack overflow in thread #1" line, before the block and in it
+     * (0: none). */
+    uintptr_t fatal_overflow_page;
 };
 
 /* Memcheck's defaults (full, definite+possible shown and errors, depth

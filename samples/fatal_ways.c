@@ -2,10 +2,16 @@
 /*
  * fatal_ways.c - leaks one block, then dies the way argv[1] says:
  * "abort" (abort()), "term" (raise(SIGTERM)), "segv" (a NULL read in a
- * function of its own), "thread_segv" (the same in a second thread).
+ * function of its own), "thread_segv" (the same in a second thread),
+ * "overflow" (endless recursion in the main thread), "thread_overflow"
+ * (the same in a second thread).
  * The report opens with Memcheck's "Process terminating with default
  * action of signal N" block: the signal, the fault's detail and the
  * stack of the thread it hit.
+ * The recursion's frames are smaller than a page, so the fault is in the
+ * page just below the stack's largest size (main thread) or in its guard
+ * page (second thread), natively and under Memcheck alike; which
+ * instruction of the frame faults depends on the stack's alignment.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +32,26 @@ static void *thread_read(void *arg)
     return (void *)(long)read_nowhere();
 }
 
+__attribute__((noinline)) static int recurse(int depth)
+{
+    volatile char frame[256];
+    unsigned i;
+
+    /* All of it: a word an earlier call left in this stretch of stack
+     * stays out of the scan (leakprof's malloc runs on the program's
+     * stack and leaves copies of its pointers below its caller, where
+     * Memcheck's leaves none). */
+    for (i = 0; i < sizeof(frame); i++)
+        frame[i] = (char)depth;
+    return recurse(depth + 1) + frame[0];
+}
+
+static void *thread_recurse(void *arg)
+{
+    (void)arg;
+    return (void *)(long)recurse(0);
+}
+
 int main(int argc, char **argv)
 {
     const char *how = argc > 1 ? argv[1] : "abort";
@@ -42,6 +68,11 @@ int main(int argc, char **argv)
         return read_nowhere();
     else if (!strcmp(how, "thread_segv")) {
         pthread_create(&t, NULL, thread_read, NULL);
+        pthread_join(t, NULL);
+    } else if (!strcmp(how, "overflow"))
+        return recurse(0);
+    else if (!strcmp(how, "thread_overflow")) {
+        pthread_create(&t, NULL, thread_recurse, NULL);
         pthread_join(t, NULL);
     }
     abort();

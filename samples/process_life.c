@@ -31,6 +31,10 @@
  *                                  parent's memory), the parent prints its
  *                                  status and exits 0: the parent's report
  *   process_life python_sigint     what a runtime sees of SIGINT at start
+ *   process_life altstack_view     what main and a second thread see of
+ *                                  their alternate signal stacks: none at
+ *                                  first, their own once set, none again
+ *                                  once turned off
  *   process_life sleepers          a thread in pause(), one in a 1.5 s
  *                                  nanosleep; under leakprof the test sends
  *                                  SIGUSR1 meanwhile (a live report stops
@@ -310,6 +314,51 @@ static int vfork_exit(void)
     return 0;
 }
 
+/* What sigaltstack says, one line: none, or ours (a stack we set). */
+static void show_altstack(const char *who, const void *mine)
+{
+    stack_t old;
+
+    if (sigaltstack(NULL, &old) != 0) {
+        printf("%s: sigaltstack failed\n", who);
+        return;
+    }
+    printf("%s: %s%s size %zu\n", who,
+           (old.ss_flags & SS_DISABLE) ? "disabled" : "enabled",
+           old.ss_sp == NULL ? " no stack"
+           : old.ss_sp == mine ? " our stack" : " another stack",
+           old.ss_size);
+}
+
+static void *altstack_thread(void *arg)
+{
+    static char mine[32768];
+    stack_t ss = { .ss_sp = mine, .ss_size = sizeof(mine), .ss_flags = 0 };
+    stack_t off = { .ss_flags = SS_DISABLE };
+    stack_t was;
+
+    show_altstack(arg, mine);
+    sigaltstack(&ss, &was);
+    printf("%s: replaced %s\n", (char *)arg,
+           (was.ss_flags & SS_DISABLE) ? "nothing" : "a stack");
+    show_altstack(arg, mine);
+    sigaltstack(&off, NULL);
+    show_altstack(arg, mine);
+    sigaltstack(&was, NULL); /* restore what it was told it had */
+    show_altstack(arg, mine);
+    return NULL;
+}
+
+static int altstack_view(void)
+{
+    pthread_t t;
+
+    altstack_thread("main");
+    pthread_create(&t, NULL, altstack_thread, "thread");
+    pthread_join(t, NULL);
+    return 0;
+}
+
 static int chroot_leak(const char *dir)
 {
     sink = malloc(77);
@@ -351,6 +400,8 @@ int main(int argc, char **argv)
         return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "altstack_view"))
+        return altstack_view();
     if (!strcmp(c, "sleepers"))
         return sleepers();
     fprintf(stderr, "usage: process_life CASE\n");

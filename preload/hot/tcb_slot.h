@@ -57,6 +57,7 @@ struct lp_tcb_slot {
     struct lp_nursery *nursery; /* nursery.h: its young blocks */
     uintptr_t last_alloc; /* track.c: ~address of this thread's latest
                              block (complemented: the TCB is a scan root) */
+    void *alt_stack; /* alt_stack.c: our alternate signal stack, if given */
 };
 
 #if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)
@@ -88,6 +89,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.stack_local = NULL;
     lp_self.nursery = NULL;
     lp_self.last_alloc = 0;
+    lp_self.alt_stack = NULL;
 }
 
 #endif /* LP_PRELOAD_TCB_SLOT_H */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "preload/hot/arena.h"
+#include "preload/life/alt_stack.h"
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
 #include "preload/massif/export.h"
@@ -129,11 +130,9 @@ static void write_outputs(void *arg)
  * handler's frame on a thread stack we know nothing about. */
 static bool stack_may_be_small(enum lp_exit_how how)
 {
-    stack_t ss;
-
     if (how == LP_EXIT_SIGNAL)
         return true;
-    return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+    return lp_alt_stack_on();
 }
 
 /*

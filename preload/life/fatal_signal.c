@@ -13,6 +13,13 @@
  * action of signal N (SIGX)", the fault's detail when the kernel raised
  * it, and the stack of the thread it hit.
  *
+ * A stack overflow too: the handler runs on a stack of ours (alt_stack.c).
+ * There, as Memcheck does, the stack shown is the interrupted instruction
+ * alone (Memcheck walks no further once the stack pointer has left the
+ * stack: a push or call that faulted has already moved it), and a main
+ * thread that could not grow its stack says so ("Stack overflow in
+ * thread #1: can't grow stack to ...").
+ *
  * The handler is installed with SA_RESETHAND | SA_NODEFER: on entry the
  * signal is back at SIG_DFL and not blocked. It writes the report the
  * quick way (no stdio flush, no freeing of the runtime's buffers: the
@@ -29,18 +36,24 @@
  */
 #include "preload/life/fatal_signal.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "preload/life/alt_stack.h"
 #include "preload/life/config.h"
 #include "preload/life/exit.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/stack_walk.h"
+#include "preload/life/root_dir.h"
 #include "preload/life/sigchain.h"
+#include "preload/life/thread_registry.h"
 
 #define RED_ZONE 128
+extern void *__libc_stack_end;
 
 static const int fatal_signals[] = {
     SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT, SIGTRAP,   SIGSYS,
@@ -73,16 +86,101 @@ const struct lp_fatal_info *lp_fatal_signal_info(void)
     return fatal.signo > 0 ? &fatal : NULL;
 }
 
+/* A SIGSEGV whose thread's stack pointer is off its stack, as Memcheck
+ * would see it: unreadable, or just above the fault of a push or a call
+ * (Memcheck's stack pointer has moved by then; the kernel's has not). */
+static bool sp_off_stack(int signo, uintptr_t sp, uintptr_t addr)
+{
+    uintptr_t w;
+
+    if (signo != SIGSEGV || sp == 0)
+        return false;
+    return addr == sp - sizeof(uintptr_t) || !lp_peek_word(sp, &w);
+}
+
+/* The end of the mapping that holds addr, from /proc/self/maps (0:
+ * none). Read in small pieces, each line's "lo-hi" parsed as it streams
+ * by: no allocation, no stdio (a signal handler). */
+static uintptr_t mapping_end(uintptr_t addr)
+{
+    char buf[1024];
+    uintptr_t v[2] = {0, 0};
+    int fd = lp_proc_self_open("maps", O_RDONLY), field = 0;
+    bool skip = false;
+    ssize_t n, i;
+
+    if (fd < 0)
+        return 0;
+    while ((n = read(fd, buf, sizeof(buf))) > 0)
+        for (i = 0; i < n; i++) {
+            char c = buf[i];
+            int d = c >= '0' && c <= '9' ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+            if (c == '\n') {
+                field = 0;
+                skip = false;
+                v[0] = v[1] = 0;
+            } else if (skip) {
+                continue;
+            } else if (d >= 0) {
+                v[field] = v[field] << 4 | (uintptr_t)d;
+            } else if (c == '-' && field == 0) {
+                field = 1;
+            } else {
+                skip = true; /* the rest of the line */
+                if (field == 1 && v[0] <= addr && addr < v[1]) {
+                    close(fd);
+                    return v[1];
+                }
+            }
+        }
+    close(fd);
+    return 0;
+}
+
+/* The page the main thread's stack could not grow to, or 0: a SIGSEGV
+ * outside any mapping, in the main thread, in the page just below the
+ * largest stack the limit allows. Where Memcheck says so: a fault further
+ * down (a frame larger than a page jumped the boundary) is only "not
+ * within mapped region" there too. */
+static uintptr_t overflow_page(int signo, int code, uintptr_t addr)
+{
+    struct rlimit rl;
+    uintptr_t end, low;
+
+    if (signo != SIGSEGV || code != SEGV_MAPERR || __libc_stack_end == NULL ||
+        syscall(SYS_gettid) != getpid() ||
+        getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    end = mapping_end((uintptr_t)__libc_stack_end);
+    if (end == 0 || rl.rlim_cur >= end)
+        return 0;
+    low = end - (uintptr_t)rl.rlim_cur; /* the stack at its largest */
+    if (addr >= low || low - addr > 4096)
+        return 0;
+    return addr & ~(uintptr_t)4095;
+}
+
 /* What Memcheck shows of the signal: which, why, and where the thread
  * was, from the interrupted instruction out (the walk from here passes
  * our handler and the kernel's signal frame first). Guard held. */
-static void note_fatal(int signo, const siginfo_t *si, uintptr_t pc)
+static void note_fatal(int signo, const siginfo_t *si, uintptr_t sp,
+                       uintptr_t pc)
 {
     void *buf[LP_ARRAY_SIZE(fatal.ips) + 16];
-    int n = lp_unwind_backtrace(buf, (int)LP_ARRAY_SIZE(buf)), i, k = -1;
+    int n, i, k = -1;
 
     fatal.code = si ? si->si_code : 0;
     fatal.addr = si ? (uintptr_t)si->si_addr : 0;
+    fatal.overflow_page = overflow_page(signo, fatal.code, fatal.addr);
+    if (pc && sp_off_stack(signo, sp, fatal.addr)) {
+        fatal.ips[0] = pc;
+        fatal.nips = 1;
+        fatal.signo = signo;
+        return;
+    }
+    n = lp_unwind_backtrace(buf, (int)LP_ARRAY_SIZE(buf));
     for (i = 0; i < n && k < 0; i++)
         if ((uintptr_t)buf[i] == pc)
             k = i;
@@ -105,7 +203,7 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
     interrupted_at(ucv, &sp, &pc);
     if (!lp_guard_held && lp_load_acquire(&lp_state) == LP_STATE_READY) {
         lp_guard_held = true;
-        note_fatal(signo, si, pc);
+        note_fatal(signo, si, sp, pc);
         lp_guard_held = false;
         lp_exit_report(LP_EXIT_SIGNAL, sp > RED_ZONE ? sp - RED_ZONE : 0);
     }
@@ -115,7 +213,10 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
 
 void lp_fatal_signal_init(void)
 {
+    static void *first_stack; /* the thread that starts the library */
     size_t i;
+
+    lp_alt_stack_give(&first_stack);
 
     for (i = 0; i < LP_ARRAY_SIZE(fatal_signals); i++) {
         int signo = fatal_signals[i];

@@ -18,6 +18,8 @@ struct lp_fatal_info {
     uintptr_t addr;
     uintptr_t ips[64];
     unsigned nips;
+    uintptr_t overflow_page; /* the main thread's stack could not grow to
+                                this page (0: not a stack overflow) */
 };
 const struct lp_fatal_info *lp_fatal_signal_info(void);
 

@@ -7,6 +7,8 @@
  */
 #include "preload/life/thread_registry.h"
 
+#include "preload/life/alt_stack.h"
+
 #include "preload/life/own_tls.h"
 #include "preload/life/snapshot_signal.h"
 
@@ -68,6 +70,7 @@ struct rec {
     uintptr_t tcb; /* pthread_self() of the thread, once it started */
     void *unwind_memo; /* the walker's memo for the thread (arena, kept
                           with the record when it is recycled) */
+    void *alt_stack;   /* its alternate signal stack (alt_stack.c; idem) */
     struct lp_freed_lane *freed_lane; /* its recently-freed lane (idem) */
     struct lp_massif_local *massif_local; /* its pending massif deltas */
     struct lp_stack_local *stack_local;   /* its per-site counter cache */
@@ -150,6 +153,8 @@ static void rec_register_self(struct rec *r)
     if (r->unwind_memo == NULL)
         r->unwind_memo = lp_arena_alloc(lp_unwind_memo_size());
     lp_unwind_set_thread_stack(r->stack_lo, r->stack_hi, r->unwind_memo);
+    if (!r->internal) /* ours block every signal */
+        lp_alt_stack_give(&r->alt_stack);
     if (r->freed_lane == NULL)
         r->freed_lane = lp_freed_lane_new();
     lp_self.freed_lane = r->freed_lane;

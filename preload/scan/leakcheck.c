@@ -574,6 +574,7 @@ static unsigned run_check(bool live, unsigned seq)
         o.fatal_addr = fi->addr;
         o.fatal_ips = fi->ips;
         o.fatal_nips = fi->nips;
+        o.fatal_overflow_page = fi->overflow_page;
         o.main_stack_bytes = main_stack_bytes();
     }
     if (live && seq > 0) {

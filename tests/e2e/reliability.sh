@@ -78,6 +78,10 @@ check "SIGSEGV: report with the leak" grep -q '100 bytes in 1 blocks are definit
 # Our handlers are invisible to sigaction()/signal() queries.
 lp "$P" python_sigint >"$WORK/ps.out" 2>/dev/null; rc=$?
 "$P" python_sigint >"$WORK/ps.nat"; as_native "python_sigint" "$WORK/ps.out" $rc "$WORK/ps.nat" $?
+# And our alternate signal stacks to sigaltstack(): main and a thread see
+# none, their own, none once turned off, as natively.
+lp "$P" altstack_view >"$WORK/av.out" 2>/dev/null; rc=$?
+"$P" altstack_view >"$WORK/av.nat"; as_native "altstack_view" "$WORK/av.out" $rc "$WORK/av.nat" $?
 
 # A closed stderr reused for data: the data file holds only the program's
 # bytes; the report reaches the stderr the process started with.
@@ -145,13 +149,17 @@ check "no memory for our tables: one warning" [ "$(grep -c "refused memory for l
 # mapping, Memcheck's stack advice - compared with Memcheck's, addresses
 # aside; then the rest of the report (not for SIGSEGV: Memcheck also
 # reports the invalid read itself, which we cannot see).
+# A stack overflow: which instruction of the recursion's frame faults
+# depends on the stack's alignment, and the page it could not grow to on
+# the layout: those two are normalised too.
 fatal_block() { # report -> the block, normalised
     sed -n '/Process terminating/,/^==[0-9]*== *$/p' "$1" | sed -E 's/^==[0-9]+==/==/;
         s/0x[0-9A-F]+/0x/g; s/clone3 \(clone3\.S:[0-9]+\)/clone (clone.S:100)/;
-        s/\((in )?[^()]*libleakprof\.so\)/(in PRELOAD)/'
+        s/\((in )?[^()]*libleakprof\.so\)/(in PRELOAD)/;
+        s/grow stack to 0x[0-9a-f]+/grow stack to 0x/; s/recurse \(fatal_ways\.c:[0-9]+\)/recurse (fatal_ways.c)/'
 }
 F=$SAMPLES/fatal_ways
-for how in abort term segv thread_segv; do
+for how in abort term segv thread_segv overflow thread_overflow; do
     (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/fw_$how.lp" LD_PRELOAD="$LIB" "$F" $how >"$WORK/fw_$how.out" 2>/dev/null); rc=$?
     ("$F" $how >"$WORK/fw_$how.nat"; exit $?) 2>/dev/null; nrc=$?
     as_native "fatal_ways $how" "$WORK/fw_$how.out" $rc "$WORK/fw_$how.nat" $nrc
@@ -159,6 +167,11 @@ for how in abort term segv thread_segv; do
     have_valgrind || continue
     (cd "$WORK" && timeout -k 5 300 valgrind --leak-check=full --log-file="$WORK/fw_$how.mc" "$F" $how >/dev/null 2>&1)
     memcheck_diff "fatal_ways $how: the block as memcheck's" fatal_block "$WORK/fw_$how.lp" "$WORK/fw_$how.mc"
+    if [ $how = overflow ]; then
+        n=$(grep -c "Stack overflow in thread #1: can't grow stack to" "$WORK/fw_$how.lp")
+        m=$(grep -c "Stack overflow in thread #1: can't grow stack to" "$WORK/fw_$how.mc")
+        check "fatal_ways overflow: 'Stack overflow in thread #1' twice, as memcheck ($n, $m)" [ "$n$m" = 22 ]
+    fi
     case $how in segv | thread_segv) ;;
     *) same_as_memcheck "fatal_ways $how: whole report as memcheck's" "$WORK/fw_$how.lp" "$WORK/fw_$how.mc" ;;
     esac
