@@ -27,6 +27,7 @@
 #include "preload/life/exit.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
 
 static int report_tid;       /* the thread writing the report; 0: none yet */
 static int report_finished;  /* it is written (or was not to be) */
+static int report_ending;    /* it is the exit's: the process ends next */
 #define REPORT_WAIT_MS 60000 /* a thread waiting for another's report */
 static unsigned report_errors;
 static bool deferred;
@@ -180,6 +182,34 @@ static void wait_for_report(void)
         nanosleep(&ms, NULL);
 }
 
+/*
+ * The exit's report takes time the program's own exit does not: a signal
+ * that would natively come after the process had gone (a parent's
+ * SIGTERM to a worker that is leaving - Python's multiprocessing pool
+ * does that -, a timer) arrived in the middle of it, and the process died
+ * of it with no report and a status of the signal's. So the thread that
+ * writes the exit's report blocks every signal but the ones a fault
+ * raises: the report ends, and the process with its own status (what the
+ * program asked for; the signal stays pending, as it would have been too
+ * late natively). A signal another thread takes waits for the report
+ * (lp_exit_report from on_fatal), then gives the ending process a moment
+ * to finish with its own status before it takes effect.
+ */
+static void block_async_signals(void)
+{
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP,
+                                 SIGSYS};
+    sigset_t all;
+    size_t i;
+
+    sigfillset(&all);
+    for (i = 0; i < LP_ARRAY_SIZE(faults); i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+#define ENDING_GRACE_MS 2000
+
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
 {
     int self = (int)gettid(), prev = 0;
@@ -189,9 +219,21 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         return; /* a vfork child: its parent's memory, hands off */
     if (!__atomic_compare_exchange_n(&report_tid, &prev, self, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        if (prev != self) /* the same thread: a crash inside the report */
+        if (prev != self) { /* the same thread: a crash inside the report */
             wait_for_report();
+            if (how == LP_EXIT_SIGNAL && lp_load_acquire(&report_ending)) {
+                struct timespec ms = {0, 1000 * 1000};
+                unsigned i;
+
+                for (i = 0; i < ENDING_GRACE_MS; i++)
+                    nanosleep(&ms, NULL);
+            }
+        }
         return;
+    }
+    if (how != LP_EXIT_SIGNAL) {
+        block_async_signals();
+        lp_store_release(&report_ending, 1);
     }
     if (lp_load_acquire(&lp_state) != LP_STATE_READY) {
         lp_store_release(&report_finished, 1);
@@ -242,6 +284,7 @@ void lp_exit_atfork_child(void)
     /* A report a thread of the parent was writing is not the child's. */
     report_tid = 0;
     report_finished = 0;
+    report_ending = 0;
 }
 
 /* Registered from our destructor: runs after _dl_fini returned. */

@@ -177,6 +177,23 @@ for how in abort term segv thread_segv overflow thread_overflow; do
     esac
 done
 
+# A signal that comes while the exit's report is being written (natively
+# the process would be gone by then: a pool's SIGTERM to a leaving
+# worker, a timer): the report is finished and the process ends with its
+# own status. The log is a FIFO, so the report waits in open() for the
+# reader while the signal is sent (exec_child=yes: a traced exec'd
+# program's, which does not truncate the log at start, so open() happens
+# at the report only).
+rm -f "$WORK/late.fifo"; mkfifo "$WORK/late.fifo"
+(cd "$WORK" && exec env LEAKPROF_OPTIONS="massif=0:exec_child=yes:log=$WORK/late.fifo" LD_PRELOAD="$LIB" "$SAMPLES/leak_kinds" >"$WORK/late.out" 2>/dev/null) &
+late=$!
+sleep 1
+kill -TERM $late 2>/dev/null
+timeout 30 cat "$WORK/late.fifo" >"$WORK/late.txt"
+wait $late; rc=$?
+"$SAMPLES/leak_kinds" >"$WORK/late.nat" 2>/dev/null; as_native "SIGTERM during the exit's report" "$WORK/late.out" $rc "$WORK/late.nat" $?
+check "SIGTERM during the exit's report: the whole report" grep -q 'ERROR SUMMARY' "$WORK/late.txt"
+
 # Four threads and main call exit() at once (glibc 2.36 runs their exit
 # handlers side by side): one whole report every time, status 7.
 ok=0
