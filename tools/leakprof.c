@@ -20,6 +20,7 @@
 
 #include "preload/life/config.h"
 #include "tools/cli_options.h"
+#include "tools/cli_target.h"
 
 static int find_library(const char *argv0, char *out, size_t n)
 {
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
              old ? old : "");
     setenv("LD_PRELOAD", preload, 1);
     setenv("LEAKPROF_OPTIONS", opts, 1);
+    lp_cli_warn_unreachable(argv[cli.prog]);
     execvp(argv[cli.prog], argv + cli.prog);
     fprintf(stderr, "leakprof: cannot run '%s': %s\n", argv[cli.prog],
             strerror(errno));

@@ -143,3 +143,20 @@ check "--snapshot abc: exit 1" [ "$rc" = 1 ]
 # --version: one version for both binaries.
 v1=$("$LP" --version | awk '{print $2}'); v2=$("$TOP/$O/leakprint" --version | awk '{print $2}')
 check "same --version ($v1)" sh -c "[ -n '$v1' ] && [ '$v1' = '$v2' ] && [ '$v1' = '$(cat "$TOP/VERSION")' ]"
+
+# A program LD_PRELOAD cannot reach runs all the same, as natively, with a
+# one-line warning: statically linked (no loader), or set-user-ID for
+# someone else (the loader ignores LD_PRELOAD).
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { puts(malloc(8) ? "static" : "none"); return 4; }\n' >static_app.c
+if cc -static -o static_app static_app.c 2>/dev/null; then
+    native static_app ./static_app
+    "$LP" ./static_app >static_app.out 2>static_app.err; rc=$?
+    same_run static_app $rc
+    check "static executable: one warning line" sh -c "[ \$(wc -l <static_app.err) = 1 ] && grep -q \"^leakprof: warning: './static_app' is statically linked\" static_app.err"
+else
+    echo "SKIP: static executable (no static libc)"
+fi
+native true_app true
+"$LP" -q true >true_app.out 2>true_app.err; rc=$?
+same_run true_app $rc
+check "a dynamic program: no warning" sh -c "! grep -q 'warning' true_app.err"
