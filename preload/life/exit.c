@@ -81,9 +81,6 @@ static void runtime_freeres(void)
         libc();
 }
 
-/* Call fn(arg) with the stack pointer at top (x86-64); elsewhere, call it
- * on the current stack. */
-void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top);
 #if defined(__x86_64__)
 __asm__(".text\n"
         ".globl lp_exit_call_on_stack\n"

@@ -18,6 +18,10 @@ enum lp_exit_how {
  * stack pointer of a fatal signal); 0 means "here". */
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp);
 
+/* Call fn(arg) with the stack pointer at top (x86-64); elsewhere, call it
+ * on the current stack. */
+void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top);
+
 /* From our library destructor: arrange for the report to be written once
  * every other destructor has run (or now, if that cannot be arranged). */
 void lp_exit_from_destructor(void);

@@ -43,6 +43,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "preload/hot/arena.h"
 #include "preload/life/alt_stack.h"
 #include "preload/life/config.h"
 #include "preload/life/exit.h"
@@ -196,16 +197,45 @@ static void note_fatal(int signo, const siginfo_t *si, uintptr_t sp,
     fatal.signo = signo;
 }
 
+struct fatal_call {
+    int signo;
+    const siginfo_t *si;
+    uintptr_t sp, pc;
+};
+
+/* Guard held on entry, released before the report takes it for good. */
+static void fatal_on_our_stack(void *arg)
+{
+    const struct fatal_call *c = arg;
+
+    note_fatal(c->signo, c->si, c->sp, c->pc);
+    lp_guard_held = false;
+    lp_exit_report(LP_EXIT_SIGNAL, c->sp > RED_ZONE ? c->sp - RED_ZONE : 0);
+}
+
+/* The walk (libunwind's, from a signal frame) takes a few KiB, and so
+ * does the report's start: more than is left on a program's own small
+ * alternate stack when its handler calls abort() there (Rust's
+ * stack-overflow handler does). So both run on a stack of ours (the
+ * report then switches to its own, exit.c). */
+#define NOTE_STACK ((size_t)256 << 10)
+
 static void on_fatal(int signo, siginfo_t *si, void *ucv)
 {
     uintptr_t sp, pc;
 
     interrupted_at(ucv, &sp, &pc);
     if (!lp_guard_held && lp_load_acquire(&lp_state) == LP_STATE_READY) {
+        struct fatal_call c = {signo, si, sp, pc};
+        void *stack;
+
         lp_guard_held = true;
-        note_fatal(signo, si, sp, pc);
-        lp_guard_held = false;
-        lp_exit_report(LP_EXIT_SIGNAL, sp > RED_ZONE ? sp - RED_ZONE : 0);
+        stack = lp_arena_alloc(NOTE_STACK);
+        if (stack != NULL)
+            lp_exit_call_on_stack(fatal_on_our_stack, &c,
+                                  (char *)stack + NOTE_STACK);
+        else
+            fatal_on_our_stack(&c);
     }
     /* SA_RESETHAND put SIG_DFL back; SA_NODEFER left it unblocked. */
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);

@@ -25,3 +25,26 @@ if have_valgrind; then
 else
     echo "SKIP: rust: report as Memcheck's (no valgrind)"
 fi
+
+# A Rust thread that overflows its stack: Rust's own handler (on its own
+# small alternate stack) says so and aborts; our SIGABRT report must not
+# overflow what is left of that stack (it ran out there, and the process
+# died of SIGSEGV with no report). Status 134 and stdout as native.
+cat >"$WORK/rust_overflow.rs" <<'RS'
+fn deeper(n: u64) -> u64 { let a = [n; 64]; if n == u64::MAX { 0 } else { deeper(n + 1) + a[3] } }
+fn main() {
+    std::mem::forget(vec![1u8; 100]);
+    println!("start");
+    let _ = std::thread::spawn(|| deeper(0)).join();
+}
+RS
+if rustc -C opt-level=0 -o "$WORK/rust_overflow" "$WORK/rust_overflow.rs" 2>"$WORK/rustc2.err"; then
+    run_lp "$WORK/rust_overflow.txt" "" "$WORK/rust_overflow" 2>/dev/null
+    check "rust thread overflow: the SIGABRT block" grep -q 'Process terminating with default action of signal 6 (SIGABRT)' "$WORK/rust_overflow.txt"
+    if have_valgrind; then
+        run_mc "$WORK/mc_rust_overflow.txt" "" "$WORK/rust_overflow" 2>/dev/null
+        vs_memcheck "rust thread overflow: summary as Memcheck's" "$WORK/rust_overflow.txt" "$WORK/mc_rust_overflow.txt"
+    fi
+else
+    fail "rustc builds the overflow sample"; cat "$WORK/rustc2.err"
+fi
