@@ -4,7 +4,9 @@
  * "abort" (abort()), "term" (raise(SIGTERM)), "segv" (a NULL read in a
  * function of its own), "thread_segv" (the same in a second thread),
  * "overflow" (endless recursion in the main thread), "thread_overflow"
- * (the same in a second thread).
+ * (the same in a second thread), "cleanup_term" (a SIGTERM handler of
+ * its own that cleans up, puts SIG_DFL back and raises SIGTERM again, as
+ * GNU sort and many daemons do).
  * The report opens with Memcheck's "Process terminating with default
  * action of signal N" block: the signal, the fault's detail and the
  * stack of the thread it hit.
@@ -46,6 +48,18 @@ __attribute__((noinline)) static int recurse(int depth)
     return recurse(depth + 1) + frame[0];
 }
 
+static void cleanup_then_die(int sig)
+{
+    struct sigaction now;
+
+    signal(sig, SIG_DFL);
+    /* What the program sees: the default it just set. */
+    sigaction(sig, NULL, &now);
+    printf("handler: %s\n", now.sa_handler == SIG_DFL ? "SIG_DFL" : "other");
+    fflush(stdout);
+    raise(sig);
+}
+
 static void *thread_recurse(void *arg)
 {
     (void)arg;
@@ -69,6 +83,9 @@ int main(int argc, char **argv)
     else if (!strcmp(how, "thread_segv")) {
         pthread_create(&t, NULL, thread_read, NULL);
         pthread_join(t, NULL);
+    } else if (!strcmp(how, "cleanup_term")) {
+        signal(SIGTERM, cleanup_then_die);
+        raise(SIGTERM);
     } else if (!strcmp(how, "overflow"))
         return recurse(0);
     else if (!strcmp(how, "thread_overflow")) {

@@ -13,7 +13,11 @@
  *  - LP_SIGCHAIN_CHAIN (the snapshot signal): into the view; our handler
  *    stays and calls the program's handler after its own work.
  *  - LP_SIGCHAIN_YIELD (fatal signals): to the kernel; we step aside and
- *    the program's handler decides, as without us. SIG_DFL keeps ours.
+ *    the program's handler decides, as without us. SIG_DFL keeps ours,
+ *    and brings ours back once we stepped aside: a program's cleanup
+ *    handler that puts SIG_DFL back and raises the signal again (GNU
+ *    sort's on SIGPIPE, many daemons' on SIGTERM) dies of the default
+ *    action, where Memcheck reports.
  * Signals the program sets through glibc-internal paths (abort, system)
  * or raw syscalls bypass this; those paths restore what they found.
  * Context: the interposers run in any thread (COLD: no allocation, no
@@ -38,6 +42,8 @@ static struct {
     struct {
         int mode; /* 0: not ours, else enum lp_sigchain_mode */
         struct sigaction view;
+        /* YIELD: ours, for when the program sets SIG_DFL again */
+        void (*yielded)(int, siginfo_t *, void *);
     } sig[NSIGS];
 } chain;
 
@@ -56,6 +62,40 @@ static sigaction_fn real_sigaction(void)
     return f;
 }
 
+static void fill_ours(struct sigaction *sa,
+                      void (*fn)(int, siginfo_t *, void *),
+                      enum lp_sigchain_mode mode)
+{
+    memset(sa, 0, sizeof(*sa));
+    sa->sa_sigaction = fn;
+    sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    if (mode == LP_SIGCHAIN_YIELD)
+        sa->sa_flags |= SA_NODEFER | SA_RESETHAND;
+    sigemptyset(&sa->sa_mask);
+}
+
+static bool is_dfl(const struct sigaction *act)
+{
+    return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+}
+
+/* The program sets SIG_DFL on a fatal signal we had yielded: ours again,
+ * with SIG_DFL as its view (lock held). 0, or -1 with errno set. */
+static int take_back(sigaction_fn real, int signo, const struct sigaction *act,
+                     struct sigaction *old)
+{
+    struct sigaction sa, prev;
+
+    fill_ours(&sa, chain.sig[signo].yielded, LP_SIGCHAIN_YIELD);
+    if (real(signo, &sa, &prev) != 0)
+        return -1;
+    if (old)
+        *old = prev;
+    chain.sig[signo].view = *act;
+    lp_store_release(&chain.sig[signo].mode, (int)LP_SIGCHAIN_YIELD);
+    return 0;
+}
+
 int lp_sigchain_install(int signo, void (*fn)(int, siginfo_t *, void *),
                         enum lp_sigchain_mode mode, bool over_ign)
 {
@@ -70,14 +110,11 @@ int lp_sigchain_install(int signo, void (*fn)(int, siginfo_t *, void *),
     if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL &&
         old.sa_handler != SIG_IGN && mode == LP_SIGCHAIN_YIELD)
         return -EBUSY; /* the program's own handler decides */
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = fn;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    if (mode == LP_SIGCHAIN_YIELD)
-        sa.sa_flags |= SA_NODEFER | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
+    fill_ours(&sa, fn, mode);
     lp_spin_lock(&chain.lock);
     chain.sig[signo].view = old;
+    if (mode == LP_SIGCHAIN_YIELD)
+        chain.sig[signo].yielded = fn;
     if (real(signo, &sa, NULL) == 0)
         lp_store_release(&chain.sig[signo].mode, (int)mode);
     lp_spin_unlock(&chain.lock);
@@ -126,20 +163,26 @@ LP_EXPORT int sigaction(int signo, const struct sigaction *act,
         errno = ENOSYS;
         return -1;
     }
-    if (signo <= 0 || signo >= NSIGS ||
-        (mode = lp_load_acquire(&chain.sig[signo].mode)) == 0)
+    if (signo <= 0 || signo >= NSIGS)
+        return real(signo, act, old);
+    if ((mode = lp_load_acquire(&chain.sig[signo].mode)) == 0 &&
+        !(act && is_dfl(act) && lp_load_relaxed(&chain.sig[signo].yielded)))
         return real(signo, act, old);
     lp_spin_lock(&chain.lock);
     mode = chain.sig[signo].mode;
     if (mode == 0) {
+        if (act && is_dfl(act) && chain.sig[signo].yielded &&
+            lp_load_acquire(&lp_state) == LP_STATE_READY)
+            rc = take_back(real, signo, act, old);
+        else
+            rc = real(signo, act, old);
         lp_spin_unlock(&chain.lock);
-        return real(signo, act, old);
+        return rc;
     }
     if (old)
         *old = chain.sig[signo].view;
     if (act) {
-        bool dfl = !(act->sa_flags & SA_SIGINFO) &&
-                   act->sa_handler == SIG_DFL;
+        bool dfl = is_dfl(act);
 
         if (mode == LP_SIGCHAIN_YIELD && !dfl) {
             /* The program takes the signal over: ours goes. */

@@ -159,7 +159,7 @@ fatal_block() { # report -> the block, normalised
         s/grow stack to 0x[0-9a-f]+/grow stack to 0x/; s/recurse \(fatal_ways\.c:[0-9]+\)/recurse (fatal_ways.c)/'
 }
 F=$SAMPLES/fatal_ways
-for how in abort term segv thread_segv overflow thread_overflow; do
+for how in abort term segv thread_segv overflow thread_overflow cleanup_term; do
     (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/fw_$how.lp" LD_PRELOAD="$LIB" "$F" $how >"$WORK/fw_$how.out" 2>/dev/null); rc=$?
     ("$F" $how >"$WORK/fw_$how.nat"; exit $?) 2>/dev/null; nrc=$?
     as_native "fatal_ways $how" "$WORK/fw_$how.out" $rc "$WORK/fw_$how.nat" $nrc
