@@ -6,7 +6,8 @@
  * "overflow" (endless recursion in the main thread), "thread_overflow"
  * (the same in a second thread), "cleanup_term" (a SIGTERM handler of
  * its own that cleans up, puts SIG_DFL back and raises SIGTERM again, as
- * GNU sort and many daemons do).
+ * GNU sort and many daemons do), "abort_handler" (a SIGABRT handler of
+ * its own that returns, then abort(): glibc puts SIG_DFL back itself).
  * The report opens with Memcheck's "Process terminating with default
  * action of signal N" block: the signal, the fault's detail and the
  * stack of the thread it hit.
@@ -60,6 +61,13 @@ static void cleanup_then_die(int sig)
     raise(sig);
 }
 
+static void note_abort(int sig)
+{
+    (void)sig;
+    printf("abort handler\n");
+    fflush(stdout);
+}
+
 static void *thread_recurse(void *arg)
 {
     (void)arg;
@@ -83,6 +91,8 @@ int main(int argc, char **argv)
     else if (!strcmp(how, "thread_segv")) {
         pthread_create(&t, NULL, thread_read, NULL);
         pthread_join(t, NULL);
+    } else if (!strcmp(how, "abort_handler")) {
+        signal(SIGABRT, note_abort);
     } else if (!strcmp(how, "cleanup_term")) {
         signal(SIGTERM, cleanup_then_die);
         raise(SIGTERM);

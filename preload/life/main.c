@@ -82,7 +82,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_fork_init();
     lp_signal_init();
     lp_fatal_signal_init();
-    lp_process_quick_exit_init();
+    lp_process_hooks_init();
 }
 
 __attribute__((destructor(101))) static void leakprof_fini(void)

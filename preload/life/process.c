@@ -12,15 +12,26 @@
  * glibc's own _exit, past our hook: the report comes from a handler of
  * ours, the last to run, which then leaves as _exit would (Memcheck
  * reports a quick_exit like any other).
+ * abort(): glibc raises SIGABRT and, when a handler of the program's
+ * returns, puts SIG_DFL back itself (not through sigaction(), so our
+ * handler stayed away) and raises it again: the process died with no
+ * report. Here the first raise is ours to make; when the program's
+ * handler returns, ours comes back (the program's view: SIG_DFL, as
+ * glibc would leave it) and glibc's abort does the rest. The program's
+ * handler runs once, as natively.
  * Context: BOOT / COLD.
  */
 #include "preload/life/process.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/hot/guard.h"
 #include "preload/life/exit.h"
+#include "preload/life/sigchain.h"
 
 
 typedef int (*main_fn)(int, char **, char **);
@@ -133,8 +144,37 @@ LP_EXPORT _Noreturn void quick_exit(int status)
     __builtin_unreachable();
 }
 
-void lp_process_quick_exit_init(void)
+/* Looked up at start: abort() may come from a handler or with a lock of
+ * glibc's held, where dlsym could allocate. */
+static void (*real_abort)(void);
+
+LP_EXPORT _Noreturn void abort(void)
 {
+    void (*real)(void) = real_abort;
+
+    if (real == NULL)
+        real = (void (*)(void))dlsym(RTLD_NEXT, "abort");
+
+    if (lp_sigchain_yielded(SIGABRT)) {
+        sigset_t abrt;
+
+        sigemptyset(&abrt);
+        sigaddset(&abrt, SIGABRT);
+        pthread_sigmask(SIG_UNBLOCK, &abrt, NULL);
+        raise(SIGABRT); /* the program's handler, or its SIG_IGN */
+        lp_sigchain_take_back(SIGABRT);
+    }
+    real();
+    __builtin_unreachable();
+}
+
+void lp_process_hooks_init(void)
+{
+    bool held = lp_guard_held;
+
+    lp_guard_held = true; /* dlsym may allocate: not the program's */
+    real_abort = (void (*)(void))dlsym(RTLD_NEXT, "abort");
+    lp_guard_held = held;
     (void)at_quick_exit(quick_exit_last);
 }
 

@@ -34,8 +34,9 @@ struct lp_process {
 extern struct lp_process lp_process;
 
 /* BOOT: the report on quick_exit, after the program's at_quick_exit
- * handlers (ours is registered first, so it runs last). */
-void lp_process_quick_exit_init(void);
+ * handlers (ours is registered first, so it runs last); the real abort()
+ * looked up. */
+void lp_process_hooks_init(void);
 
 /* In a fork child: no thread is inside exit(). */
 void lp_process_atfork_child(void);

@@ -142,6 +142,29 @@ bool lp_sigchain_call(int signo, siginfo_t *si, void *uc)
     return true;
 }
 
+bool lp_sigchain_yielded(int signo)
+{
+    return signo > 0 && signo < NSIGS &&
+           lp_load_acquire(&chain.sig[signo].mode) == 0 &&
+           lp_load_relaxed(&chain.sig[signo].yielded) != NULL &&
+           lp_load_acquire(&lp_state) == LP_STATE_READY;
+}
+
+void lp_sigchain_take_back(int signo)
+{
+    sigaction_fn real = real_sigaction();
+    struct sigaction dfl;
+
+    if (!real || !lp_sigchain_yielded(signo))
+        return;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    lp_spin_lock(&chain.lock);
+    if (chain.sig[signo].mode == 0)
+        (void)take_back(real, signo, &dfl, NULL);
+    lp_spin_unlock(&chain.lock);
+}
+
 bool lp_sigchain_program_handles(int signo)
 {
     const struct sigaction *v;

@@ -29,4 +29,11 @@ bool lp_sigchain_call(int signo, siginfo_t *si, void *uc);
 /* The program has a handler of its own for signo (in its view). */
 bool lp_sigchain_program_handles(int signo);
 
+/* signo is a YIELD signal the program took over (ours stepped aside). */
+bool lp_sigchain_yielded(int signo);
+
+/* Put ours back on such a signal, the program's view SIG_DFL (what glibc's
+ * abort() sets once the program's handler returned). */
+void lp_sigchain_take_back(int signo);
+
 #endif /* LP_PRELOAD_SIGCHAIN_H */
