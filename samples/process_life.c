@@ -31,6 +31,9 @@
  *                                  parent's memory), the parent prints its
  *                                  status and exits 0: the parent's report
  *   process_life python_sigint     what a runtime sees of SIGINT at start
+ *   process_life chdir_leak DIR    leak 21 bytes, chdir into DIR, exit 0:
+ *                                  a relative log= and the massif file
+ *                                  stay in the start-up directory
  *   process_life altstack_view     what main and a second thread see of
  *                                  their alternate signal stacks: none at
  *                                  first, their own once set, none again
@@ -359,6 +362,18 @@ static int altstack_view(void)
     return 0;
 }
 
+static int chdir_leak(const char *dir)
+{
+    sink = malloc(21);
+    sink = NULL;
+    if (chdir(dir) != 0) {
+        printf("no chdir\n");
+        return 3;
+    }
+    printf("moved\n");
+    return 0;
+}
+
 static int chroot_leak(const char *dir)
 {
     sink = malloc(77);
@@ -400,6 +415,8 @@ int main(int argc, char **argv)
         return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "chdir_leak"))
+        return chdir_leak(argc > 2 ? argv[2] : "/");
     if (!strcmp(c, "altstack_view"))
         return altstack_view();
     if (!strcmp(c, "sleepers"))

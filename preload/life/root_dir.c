@@ -10,14 +10,21 @@
  * of "/" is taken at start (at a high number, close-on-exec, kept from
  * the program by fd_guard.c) and every absolute path we open (/proc/self,
  * the log, massif.out, the profiles) is looked up from it with the *at
- * calls; relative ones, and every path before the constructor ran, from
- * the current directory as before. For a program that never chroots
- * nothing changes: both roots are the same directory.
+ * calls. Relative ones are taken from the directory the process started
+ * in: Valgrind opens --log-file and writes massif.out.PID there whatever
+ * the program's chdir() did since (a report of ours used to land in the
+ * directory the program ended in, with an empty file left where it
+ * started). That directory is kept by name, not open: a daemon that
+ * leaves it (chdir("/")) must leave its file system free to unmount.
+ * Paths opened before the constructor ran go from the current directory.
+ * For a program that neither chroots nor changes directory nothing
+ * changes.
  * Context: BOOT (lp_root_dir_init), then any: the calls are system calls.
  */
 #include "preload/life/root_dir.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -26,19 +33,34 @@
 #include "preload/lp.h"
 
 static int root_fd = -1;
+static char start_dir[PATH_MAX]; /* "": unknown (the current one, then) */
 
 void lp_root_dir_init(void)
 {
     int fd;
 
     if (root_fd >= 0)
-        return;
+        return; /* a fork child: its parent's, as Valgrind's are */
+    if (getcwd(start_dir, sizeof(start_dir)) == NULL || start_dir[0] != '/')
+        start_dir[0] = '\0';
     fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
     /* Off the low numbers: the program's first open must still get 3. */
     lp_store_relaxed(&root_fd, lp_fd_guard_lift(fd));
     lp_fd_guard_keep(&root_fd);
+}
+
+/* A relative path made absolute from the start-up directory, in buf
+ * (path itself when unknown or too long). */
+static const char *from_start(const char *path, char *buf, size_t n)
+{
+    int r;
+
+    if (path[0] == '/' || start_dir[0] == '\0')
+        return path;
+    r = snprintf(buf, n, "%s/%s", start_dir, path);
+    return r > 0 && (size_t)r < n ? buf : path;
 }
 
 int lp_root_dir(const char **path)
@@ -56,28 +78,46 @@ int lp_root_dir(const char **path)
 
 int lp_root_open(const char *path, int flags, mode_t mode)
 {
-    int dir = lp_root_dir(&path);
+    char buf[PATH_MAX];
+    int dir;
+
+    path = from_start(path, buf, sizeof(buf));
+    dir = lp_root_dir(&path);
 
     return openat(dir, path, flags, mode);
 }
 
 int lp_root_rename(const char *from, const char *to)
 {
-    int fdir = lp_root_dir(&from), tdir = lp_root_dir(&to);
+    char fbuf[PATH_MAX], tbuf[PATH_MAX];
+    int fdir, tdir;
+
+    from = from_start(from, fbuf, sizeof(fbuf));
+    to = from_start(to, tbuf, sizeof(tbuf));
+    fdir = lp_root_dir(&from);
+    tdir = lp_root_dir(&to);
 
     return renameat(fdir, from, tdir, to);
 }
 
 int lp_root_unlink(const char *path)
 {
-    int dir = lp_root_dir(&path);
+    char buf[PATH_MAX];
+    int dir;
+
+    path = from_start(path, buf, sizeof(buf));
+    dir = lp_root_dir(&path);
 
     return unlinkat(dir, path, 0);
 }
 
 ssize_t lp_root_readlink(const char *path, char *buf, size_t size)
 {
-    int dir = lp_root_dir(&path);
+    char full[PATH_MAX];
+    int dir;
+
+    path = from_start(path, full, sizeof(full));
+    dir = lp_root_dir(&path);
 
     return readlinkat(dir, path, buf, size);
 }

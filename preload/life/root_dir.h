@@ -5,20 +5,23 @@
  * root_dir.h - absolute paths resolved from the root directory the
  * process started with, so that a program that chroots itself (a daemon
  * dropping into an empty jail) still lets us read /proc/self and write
- * our files where the user asked. Relative paths are left to the current
- * directory. Context: BOOT (init), then any (async-signal-safe).
+ * our files where the user asked; relative paths from the directory the
+ * process started in, as Valgrind resolves its output files.
+ * Context: BOOT (init), then any (async-signal-safe).
  */
 #include <sys/types.h>
 
-/* Keep the start-up root open (a private descriptor, fd_guard.h). */
+/* Keep the start-up root and directory open (private descriptors,
+ * fd_guard.h). */
 void lp_root_dir_init(void);
 
-/* The directory descriptor to hand an *at call for *path, which it may
- * advance (past the leading slashes): no libc call, for raw callers. */
+/* The directory descriptor to hand an *at call for an absolute *path,
+ * which it may advance (past the leading slashes): no libc call, for raw
+ * callers (a relative path stays the current directory's here). */
 int lp_root_dir(const char **path);
 
 /* open(2), rename(2), unlink(2), readlink(2) with absolute paths taken
- * from the start-up root. */
+ * from the start-up root, relative ones from the start-up directory. */
 int lp_root_open(const char *path, int flags, mode_t mode);
 int lp_root_rename(const char *from, const char *to);
 int lp_root_unlink(const char *path);

@@ -34,7 +34,6 @@
 static struct {
     /* Start-up facts for the header. */
     char cmd[8192];
-    char cwd[LP_CONFIG_PATH_MAX];
     int final_done;
     pthread_mutex_t write_lock;
 } wr = {
@@ -64,8 +63,6 @@ static void read_cmdline(void)
 void lp_massif_write_init(void)
 {
     read_cmdline();
-    if (!getcwd(wr.cwd, sizeof(wr.cwd)))
-        wr.cwd[0] = '\0';
 }
 
 /* The writer's lock is taken first in fork's prepare: a writer takes the
@@ -261,11 +258,8 @@ static int resolve_path(char *out, size_t n, unsigned seq)
 
     if (lp_config_expand(lp_config.massif, getpid(), name, sizeof(name)))
         return -ENAMETOOLONG;
-    /* massif: a relative name is relative to the start-up directory. */
-    if (name[0] != '/' && wr.cwd[0])
-        r = snprintf(out, n, "%s/%s", wr.cwd, name);
-    else
-        r = snprintf(out, n, "%s", name);
+    /* A relative name is the start-up directory's (root_dir.c). */
+    r = snprintf(out, n, "%s", name);
     if (r > 0 && (size_t)r < n && seq)
         r += snprintf(out + r, n - (size_t)r, ".%u", seq);
     return r > 0 && (size_t)r < n ? 0 : -ENAMETOOLONG;

@@ -393,8 +393,8 @@ void lp_leakcheck_log_begin(void)
         log_per_process(lp_config.log) ||
         lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) != 0)
         return;
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-              0666);
+    fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                                O_CLOEXEC, 0666);
     if (fd >= 0)
         close(fd);
 }

@@ -186,6 +186,15 @@ for how in abort term segv thread_segv overflow thread_overflow cleanup_term abo
     esac
 done
 
+# A program that changes directory: a relative log= and the massif file
+# land in the directory it started in, as Valgrind's do.
+rm -rf "$WORK/away"; mkdir -p "$WORK/away"; rm -f "$WORK/rel.log" "$WORK"/massif.out.*
+(cd "$WORK" && env LEAKPROF_OPTIONS="log=rel.log" LD_PRELOAD="$LIB" "$P" chdir_leak "$WORK/away" >"$WORK/cdl.out" 2>/dev/null); rc=$?
+(cd "$WORK" && "$P" chdir_leak "$WORK/away" >"$WORK/cdl.nat" 2>/dev/null); as_native "chdir_leak" "$WORK/cdl.out" $rc "$WORK/cdl.nat" $?
+check "chdir: the relative log stays in the start-up directory" grep -q '21 bytes in 1 blocks are definitely lost' "$WORK/rel.log"
+check "chdir: nothing written where the program went" [ -z "$(ls -A "$WORK/away")" ]
+check "chdir: massif.out in the start-up directory" sh -c "ls '$WORK'/massif.out.* >/dev/null 2>&1"
+
 # A signal that comes while the exit's report is being written (natively
 # the process would be gone by then: a pool's SIGTERM to a leaving
 # worker, a timer): the report is finished and the process ends with its
