@@ -7,7 +7,9 @@
  * (the same in a second thread), "cleanup_term" (a SIGTERM handler of
  * its own that cleans up, puts SIG_DFL back and raises SIGTERM again, as
  * GNU sort and many daemons do), "abort_handler" (a SIGABRT handler of
- * its own that returns, then abort(): glibc puts SIG_DFL back itself).
+ * its own that returns, then abort(): glibc puts SIG_DFL back itself),
+ * "resethand" (a SIGSEGV handler installed with SA_RESETHAND that
+ * returns: the kernel put SIG_DFL back, the NULL read faults again).
  * The report opens with Memcheck's "Process terminating with default
  * action of signal N" block: the signal, the fault's detail and the
  * stack of the thread it hit.
@@ -68,6 +70,18 @@ static void note_abort(int sig)
     fflush(stdout);
 }
 
+static void segv_once(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction now;
+
+    (void)si;
+    (void)uc;
+    sigaction(sig, NULL, &now);
+    printf("SA_RESETHAND handler: %s\n",
+           now.sa_handler == SIG_DFL ? "SIG_DFL" : "other");
+    fflush(stdout);
+}
+
 static void *thread_recurse(void *arg)
 {
     (void)arg;
@@ -91,6 +105,20 @@ int main(int argc, char **argv)
     else if (!strcmp(how, "thread_segv")) {
         pthread_create(&t, NULL, thread_read, NULL);
         pthread_join(t, NULL);
+    } else if (!strcmp(how, "resethand")) {
+        struct sigaction sa, now;
+
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = segv_once;
+        sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+        sigaction(SIGSEGV, &sa, NULL);
+        sigaction(SIGSEGV, NULL, &now);
+        printf("installed: %s\n", now.sa_sigaction == segv_once &&
+                                         (now.sa_flags & SA_RESETHAND)
+                                     ? "its own, SA_RESETHAND"
+                                     : "something else");
+        fflush(stdout);
+        return read_nowhere();
     } else if (!strcmp(how, "abort_handler")) {
         signal(SIGABRT, note_abort);
     } else if (!strcmp(how, "cleanup_term")) {

@@ -17,7 +17,10 @@
  *    and brings ours back once we stepped aside: a program's cleanup
  *    handler that puts SIG_DFL back and raises the signal again (GNU
  *    sort's on SIGPIPE, many daemons' on SIGTERM) dies of the default
- *    action, where Memcheck reports.
+ *    action, where Memcheck reports. A handler of the program's with
+ *    SA_RESETHAND (the kernel puts SIG_DFL back as it calls it, past our
+ *    hook: "handle once, then die" crash handlers) is called through a
+ *    trampoline of ours (RESET below), which brings ours back first.
  * Signals the program sets through glibc-internal paths (abort, system)
  * or raw syscalls bypass this; those paths restore what they found.
  * Context: the interposers run in any thread (COLD: no allocation, no
@@ -33,6 +36,10 @@
 #include "preload/hot/guard.h"
 
 #define NSIGS 65
+
+/* A YIELD signal whose program handler has SA_RESETHAND: the kernel runs
+ * on_reset, which stands for it; queries answer from the view. */
+#define MODE_RESET 3
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
@@ -77,6 +84,60 @@ static void fill_ours(struct sigaction *sa,
 static bool is_dfl(const struct sigaction *act)
 {
     return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+}
+
+static bool is_reset_handler(const struct sigaction *act)
+{
+    return (act->sa_flags & SA_RESETHAND) &&
+           ((act->sa_flags & SA_SIGINFO) ||
+            (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN));
+}
+
+/*
+ * The program's SA_RESETHAND handler is called. The kernel has just put
+ * SIG_DFL back: ours goes there instead (the program's view: SIG_DFL, as
+ * natively), so that its re-raise, or the fault it returns to, ends in
+ * our report. No lock: this is a signal handler (the view is copied
+ * first; a sigaction() racing with a signal only mixes two of the
+ * program's own settings).
+ */
+static void on_reset(int signo, siginfo_t *si, void *uc)
+{
+    struct sigaction prog = chain.sig[signo].view, sa;
+    sigaction_fn real = lp_load_acquire(&chain.real);
+    int saved = errno;
+
+    if (real && chain.sig[signo].yielded) {
+        fill_ours(&sa, chain.sig[signo].yielded, LP_SIGCHAIN_YIELD);
+        if (real(signo, &sa, NULL) == 0) {
+            memset(&chain.sig[signo].view, 0, sizeof(chain.sig[signo].view));
+            chain.sig[signo].view.sa_handler = SIG_DFL;
+            lp_store_release(&chain.sig[signo].mode, (int)LP_SIGCHAIN_YIELD);
+        }
+    }
+    errno = saved;
+    if (prog.sa_flags & SA_SIGINFO)
+        prog.sa_sigaction(signo, si, uc);
+    else
+        prog.sa_handler(signo);
+}
+
+/* Install act through on_reset (lock held): the same flags and mask, so
+ * the kernel blocks and resets as it would for the program's handler. */
+static int wrap_reset(sigaction_fn real, int signo, const struct sigaction *act,
+                      struct sigaction *old)
+{
+    struct sigaction sa = *act, prev;
+
+    sa.sa_sigaction = on_reset;
+    sa.sa_flags |= SA_SIGINFO;
+    if (real(signo, &sa, &prev) != 0)
+        return -1;
+    if (old)
+        *old = prev;
+    chain.sig[signo].view = *act;
+    lp_store_release(&chain.sig[signo].mode, MODE_RESET);
+    return 0;
 }
 
 /* The program sets SIG_DFL on a fatal signal we had yielded: ours again,
@@ -144,8 +205,12 @@ bool lp_sigchain_call(int signo, siginfo_t *si, void *uc)
 
 bool lp_sigchain_yielded(int signo)
 {
-    return signo > 0 && signo < NSIGS &&
-           lp_load_acquire(&chain.sig[signo].mode) == 0 &&
+    int mode;
+
+    if (signo <= 0 || signo >= NSIGS)
+        return false;
+    mode = lp_load_acquire(&chain.sig[signo].mode);
+    return (mode == 0 || mode == MODE_RESET) &&
            lp_load_relaxed(&chain.sig[signo].yielded) != NULL &&
            lp_load_acquire(&lp_state) == LP_STATE_READY;
 }
@@ -160,7 +225,7 @@ void lp_sigchain_take_back(int signo)
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
     lp_spin_lock(&chain.lock);
-    if (chain.sig[signo].mode == 0)
+    if (chain.sig[signo].mode == 0 || chain.sig[signo].mode == MODE_RESET)
         (void)take_back(real, signo, &dfl, NULL);
     lp_spin_unlock(&chain.lock);
 }
@@ -189,14 +254,19 @@ LP_EXPORT int sigaction(int signo, const struct sigaction *act,
     if (signo <= 0 || signo >= NSIGS)
         return real(signo, act, old);
     if ((mode = lp_load_acquire(&chain.sig[signo].mode)) == 0 &&
-        !(act && is_dfl(act) && lp_load_relaxed(&chain.sig[signo].yielded)))
+        !(act && (is_dfl(act) || is_reset_handler(act)) &&
+          lp_load_relaxed(&chain.sig[signo].yielded)))
         return real(signo, act, old);
     lp_spin_lock(&chain.lock);
     mode = chain.sig[signo].mode;
     if (mode == 0) {
-        if (act && is_dfl(act) && chain.sig[signo].yielded &&
-            lp_load_acquire(&lp_state) == LP_STATE_READY)
+        if (act && chain.sig[signo].yielded &&
+            lp_load_acquire(&lp_state) == LP_STATE_READY && is_dfl(act))
             rc = take_back(real, signo, act, old);
+        else if (act && chain.sig[signo].yielded &&
+                 lp_load_acquire(&lp_state) == LP_STATE_READY &&
+                 is_reset_handler(act))
+            rc = wrap_reset(real, signo, act, old);
         else
             rc = real(signo, act, old);
         lp_spin_unlock(&chain.lock);
@@ -207,7 +277,11 @@ LP_EXPORT int sigaction(int signo, const struct sigaction *act,
     if (act) {
         bool dfl = is_dfl(act);
 
-        if (mode == LP_SIGCHAIN_YIELD && !dfl) {
+        if (mode != LP_SIGCHAIN_CHAIN && is_reset_handler(act)) {
+            rc = wrap_reset(real, signo, act, NULL);
+        } else if (mode == MODE_RESET && dfl) {
+            rc = take_back(real, signo, act, NULL);
+        } else if (mode != LP_SIGCHAIN_CHAIN && !dfl) {
             /* The program takes the signal over: ours goes. */
             rc = real(signo, act, NULL);
             if (rc == 0)

@@ -160,7 +160,7 @@ fatal_block() { # report -> the block, normalised
 }
 fatal_block_abort() { fatal_block "$1" | sed -E 's/abort \(abort\.c:[0-9]+\)/abort (abort.c)/'; }
 F=$SAMPLES/fatal_ways
-for how in abort term segv thread_segv overflow thread_overflow cleanup_term abort_handler; do
+for how in abort term segv thread_segv overflow thread_overflow cleanup_term abort_handler resethand; do
     (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/fw_$how.lp" LD_PRELOAD="$LIB" "$F" $how >"$WORK/fw_$how.out" 2>/dev/null); rc=$?
     ("$F" $how >"$WORK/fw_$how.nat"; exit $?) 2>/dev/null; nrc=$?
     as_native "fatal_ways $how" "$WORK/fw_$how.out" $rc "$WORK/fw_$how.nat" $nrc
@@ -181,7 +181,7 @@ for how in abort term segv thread_segv overflow thread_overflow cleanup_term abo
         m=$(grep -c "Stack overflow in thread #1: can't grow stack to" "$WORK/fw_$how.mc")
         check "fatal_ways overflow: 'Stack overflow in thread #1' twice, as memcheck ($n, $m)" [ "$n$m" = 22 ]
     fi
-    case $how in segv | thread_segv) ;;
+    case $how in segv | thread_segv | resethand) ;;
     *) same_as_memcheck "fatal_ways $how: whole report as memcheck's" "$WORK/fw_$how.lp" "$WORK/fw_$how.mc" ;;
     esac
 done
