@@ -31,6 +31,8 @@
  *                                  parent's memory), the parent prints its
  *                                  status and exits 0: the parent's report
  *   process_life python_sigint     what a runtime sees of SIGINT at start
+ *   process_life daemon_leak       keep 11 bytes, daemon(0, 0), leak 13
+ *                                  in the daemon: a report from each
  *   process_life chdir_leak DIR    leak 21 bytes, chdir into DIR, exit 0:
  *                                  a relative log= and the massif file
  *                                  stay in the start-up directory
@@ -362,6 +364,16 @@ static int altstack_view(void)
     return 0;
 }
 
+static int daemon_leak(void)
+{
+    keep_reachable = malloc(11);
+    if (daemon(0, 0) != 0)
+        return 3;
+    sink = malloc(13);
+    sink = NULL;
+    return 0;
+}
+
 static int chdir_leak(const char *dir)
 {
     sink = malloc(21);
@@ -415,6 +427,8 @@ int main(int argc, char **argv)
         return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "daemon_leak"))
+        return daemon_leak();
     if (!strcmp(c, "chdir_leak"))
         return chdir_leak(argc > 2 ? argv[2] : "/");
     if (!strcmp(c, "altstack_view"))

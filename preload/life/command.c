@@ -62,6 +62,12 @@ const char *lp_command_args(size_t *len)
     return command.args;
 }
 
+void lp_command_atfork_child(void)
+{
+    command.ppid = command.pid ? command.pid : getppid();
+    command.pid = getpid();
+}
+
 int lp_command_parent_pid(void)
 {
     if (command.pid != 0 && command.pid == getpid())

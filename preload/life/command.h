@@ -20,7 +20,11 @@ void lp_command_capture(bool exec_child);
 const char *lp_command_args(size_t *len);
 
 /* The parent's pid as Memcheck's "Parent PID:" line gives it: the one
- * seen at start-up, or, in a fork child, its parent now. */
+ * seen at start-up, or, in a fork child, the process that forked it (not
+ * whoever adopted it since: a daemon's parent leaves at once). */
 int lp_command_parent_pid(void);
+
+/* In a fork child: the forking process becomes the parent. */
+void lp_command_atfork_child(void);
 
 #endif /* LP_PRELOAD_COMMAND_H */

@@ -26,6 +26,8 @@
  * is tracked.
  */
 #include "preload/life/fork.h"
+
+#include "preload/life/command.h"
 #include "preload/life/exit.h"
 
 #include <pthread.h>
@@ -91,6 +93,7 @@ static void child(void)
     lp_process.is_child = true;
     lp_process_atfork_child();
     lp_exit_atfork_child();
+    lp_command_atfork_child();
     /* Forked children are profiled, whatever trace_children says (as
      * under Valgrind): they run the program's own code. */
     lp_signal_atfork_child();

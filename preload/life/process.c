@@ -19,14 +19,22 @@
  * handler returns, ours comes back (the program's view: SIG_DFL, as
  * glibc would leave it) and glibc's abort does the rest. The program's
  * handler runs once, as natively.
+ * daemon(): glibc's parent leaves by its internal _exit, past our hook,
+ * and wrote no report, where Memcheck reports both processes. Ours does
+ * what glibc's does (fork, the parent leaves by _exit, the child starts
+ * a session, goes to "/" and puts /dev/null on 0, 1 and 2, unless told
+ * not to), with the parent's _exit through our hook.
  * Context: BOOT / COLD.
  */
 #include "preload/life/process.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/hot/guard.h"
@@ -166,6 +174,41 @@ LP_EXPORT _Noreturn void abort(void)
     }
     real();
     __builtin_unreachable();
+}
+
+LP_EXPORT int daemon(int nochdir, int noclose)
+{
+    struct stat st;
+    int fd;
+
+    switch (fork()) {
+    case -1:
+        return -1;
+    case 0:
+        break;
+    default:
+        _exit(0);
+    }
+    if (setsid() == -1)
+        return -1;
+    if (!nochdir)
+        (void)chdir("/");
+    if (noclose)
+        return 0;
+    fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+        close(fd);
+        errno = ENODEV; /* as glibc: /dev/null is not what it should be */
+        return -1;
+    }
+    (void)dup2(fd, STDIN_FILENO); /* dup2 clears close-on-exec */
+    (void)dup2(fd, STDOUT_FILENO);
+    (void)dup2(fd, STDERR_FILENO);
+    if (fd > STDERR_FILENO)
+        close(fd);
+    return 0;
 }
 
 void lp_process_hooks_init(void)

@@ -195,6 +195,20 @@ check "chdir: the relative log stays in the start-up directory" grep -q '21 byte
 check "chdir: nothing written where the program went" [ -z "$(ls -A "$WORK/away")" ]
 check "chdir: massif.out in the start-up directory" sh -c "ls '$WORK'/massif.out.* >/dev/null 2>&1"
 
+# daemon(): glibc's parent leaves by its internal _exit, past our hook; as
+# under Memcheck, the parent reports (its 11 bytes reachable) and so does
+# the daemon (13 lost), whose "Parent PID" is the process that forked it.
+rm -f "$WORK"/dmn.*
+LPO="log=$WORK/dmn.%p" lp "$P" daemon_leak >"$WORK/dmn_out" 2>/dev/null; rc=$?
+"$P" daemon_leak >"$WORK/dmn_nat" 2>/dev/null; as_native "daemon_leak" "$WORK/dmn_out" $rc "$WORK/dmn_nat" $?
+for i in $(seq 50); do [ "$(cat "$WORK"/dmn.* 2>/dev/null | grep -c 'ERROR SUMMARY')" = 2 ] && break; sleep 0.1; done
+parent=$(grep -l 'in use at exit: 11 bytes in 1 blocks' "$WORK"/dmn.* 2>/dev/null | head -1)
+child=$(grep -l 'in use at exit: 24 bytes in 2 blocks' "$WORK"/dmn.* 2>/dev/null | head -1)
+check "daemon(): the parent's report" [ -n "$parent" ]
+check "daemon(): the daemon's report" [ -n "$child" ]
+pp=${parent##*.}
+check "daemon(): the daemon's Parent PID is the parent ($pp)" grep -q "Parent PID: $pp\$" "${child:-/dev/null}"
+
 # A signal that comes while the exit's report is being written (natively
 # the process would be gone by then: a pool's SIGTERM to a leaving
 # worker, a timer): the report is finished and the process ends with its
