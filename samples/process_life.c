@@ -31,6 +31,10 @@
  *                                  parent's memory), the parent prints its
  *                                  status and exits 0: the parent's report
  *   process_life python_sigint     what a runtime sees of SIGINT at start
+ *   process_life worker_setuid     fork a worker that drops to uid 65534
+ *                                  (as nginx's do), leaks 17 bytes and
+ *                                  exits; prints "no setuid" and exits 3
+ *                                  without the privilege
  *   process_life daemon_leak       keep 11 bytes, daemon(0, 0), leak 13
  *                                  in the daemon: a report from each
  *   process_life chdir_leak DIR    leak 21 bytes, chdir into DIR, exit 0:
@@ -364,6 +368,27 @@ static int altstack_view(void)
     return 0;
 }
 
+static int worker_setuid(void)
+{
+    int st = 0;
+    pid_t p = fork();
+
+    if (p == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(3);
+        sink = malloc(17);
+        sink = NULL;
+        exit(0);
+    }
+    waitpid(p, &st, 0);
+    if (WEXITSTATUS(st) == 3) {
+        printf("no setuid\n");
+        return 3;
+    }
+    printf("worker %d\n", WEXITSTATUS(st));
+    return 0;
+}
+
 static int daemon_leak(void)
 {
     keep_reachable = malloc(11);
@@ -427,6 +452,8 @@ int main(int argc, char **argv)
         return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "worker_setuid"))
+        return worker_setuid();
     if (!strcmp(c, "daemon_leak"))
         return daemon_leak();
     if (!strcmp(c, "chdir_leak"))

@@ -23,11 +23,13 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/life/command.h"
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
+#include "preload/life/fd_guard.h"
 #include "preload/life/outfile.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/loss_group.h"
@@ -57,6 +59,11 @@ static struct {
     int preamble_pid; /* the process that printed its preamble */
     bool log_opened; /* the log file was truncated once by this process */
     int log_pid;
+    /* A fork child's own log=%p file, opened at the fork (fd_guard.h): a
+     * worker that drops privileges (nginx, apache) can no longer create
+     * it by the report, where Valgrind, which opens it at the fork,
+     * writes it. -1: none. log_fd_pid: the child it belongs to. */
+    int log_fd, log_fd_pid;
     char self_obj[4096];
     /* Previous live search, for the (+N) deltas. */
     struct lp_loss_record *prev;
@@ -68,7 +75,7 @@ static struct {
     uint64_t since_time;
     uint16_t since_gen; /* the generation that started at that report */
     unsigned since_sig;
-} lc;
+} lc = {.log_fd = -1};
 
 static void load_suppressions(void)
 {
@@ -133,7 +140,48 @@ void lp_leakcheck_sym_prime(void)
 
 void lp_leakcheck_lock(void) { pthread_mutex_lock(&lock); }
 void lp_leakcheck_unlock(void) { pthread_mutex_unlock(&lock); }
-void lp_leakcheck_atfork_child(void) { pthread_mutex_init(&lock, NULL); }
+static bool log_per_process(const char *pattern);
+
+void lp_leakcheck_atfork_child(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd, pid = getpid();
+
+    pthread_mutex_init(&lock, NULL);
+    if (lc.log_fd >= 0) /* the parent's: not ours to write */
+        lp_fd_guard_close(&lc.log_fd);
+    if (!lp_config.log[0] || !log_per_process(lp_config.log) ||
+        lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
+        return;
+    fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                                O_CLOEXEC | O_APPEND, 0666);
+    if (fd < 0)
+        return; /* the report tries again, then stderr */
+    lc.log_fd = lp_fd_guard_lift(fd);
+    lc.log_fd_pid = pid;
+    lc.log_opened = true;
+    lc.log_pid = pid;
+    lp_fd_guard_keep(&lc.log_fd);
+}
+
+void lp_leakcheck_before_exec(void)
+{
+    struct stat st;
+
+    /* The program the child becomes opens its own, if it is traced; an
+     * untraced one leaves none behind (as when the report opened it). */
+    if (lc.log_fd < 0 || lc.log_fd_pid != getpid())
+        return;
+    if (fstat(lc.log_fd, &st) == 0 && st.st_size == 0) {
+        char path[LP_CONFIG_PATH_MAX + 32];
+
+        if (lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) == 0)
+            (void)lp_root_unlink(path);
+    }
+    lp_fd_guard_close(&lc.log_fd);
+    lc.log_opened = false;
+}
+
 static void emit(const char *buf, size_t len, const char *pattern,
                  bool append_only);
 
@@ -407,6 +455,11 @@ static void emit(const char *buf, size_t len, const char *pattern,
     int fd = -1, pid = getpid();
     bool own = false;
 
+    if (pattern && *pattern && pattern == lp_config.log && lc.log_fd >= 0 &&
+        lc.log_fd_pid == pid) {
+        lp_write_all(lc.log_fd, buf, len); /* opened at the fork */
+        return;
+    }
     if (pattern && *pattern) {
         int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_APPEND;
 

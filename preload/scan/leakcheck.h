@@ -49,6 +49,10 @@ void lp_leakcheck_lock(void);
 void lp_leakcheck_unlock(void);
 void lp_leakcheck_atfork_child(void);
 
+/* The process is about to exec: a log=%p file opened at its fork and
+ * still empty goes (the program it becomes writes its own, if traced). */
+void lp_leakcheck_before_exec(void);
+
 /* Between lp_leakcheck_sym_get() and _put(): the path of our library (as
  * frames print it, "(in PATH)"), and a write of text to the log, through
  * the same destination and truncate-once rule as the leak report (heap

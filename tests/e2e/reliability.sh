@@ -195,6 +195,20 @@ check "chdir: the relative log stays in the start-up directory" grep -q '21 byte
 check "chdir: nothing written where the program went" [ -z "$(ls -A "$WORK/away")" ]
 check "chdir: massif.out in the start-up directory" sh -c "ls '$WORK'/massif.out.* >/dev/null 2>&1"
 
+# A worker that drops privileges (nginx, apache): its log=%p file is
+# opened at the fork, as Valgrind opens it, before the setuid would keep
+# it from creating one in the start-up directory.
+rm -rf "$WORK/wsd"; mkdir -p "$WORK/wsd"; chmod 755 "$WORK/wsd"
+(cd "$WORK/wsd" && env LEAKPROF_OPTIONS="massif=0:log=ws.%p" LD_PRELOAD="$LIB" "$P" worker_setuid >"$WORK/ws.out" 2>"$WORK/ws.err"); rc=$?
+(cd "$WORK/wsd" && "$P" worker_setuid >"$WORK/ws.nat" 2>/dev/null); nrc=$?
+if [ "$nrc" = 3 ]; then
+    echo "SKIP: worker_setuid (no privilege to setuid)"
+else
+    as_native "worker_setuid" "$WORK/ws.out" $rc "$WORK/ws.nat" $nrc
+    check "setuid worker: its report in its own log file" sh -c "grep -l '17 bytes in 1 blocks are definitely lost' '$WORK'/wsd/ws.* >/dev/null 2>&1"
+    check "setuid worker: nothing fell back to stderr" sh -c "! grep -q 'cannot open' '$WORK/ws.err'"
+fi
+
 # daemon(): glibc's parent leaves by its internal _exit, past our hook; as
 # under Memcheck, the parent reports (its 11 bytes reachable) and so does
 # the daemon (13 lost), whose "Parent PID" is the process that forked it.
