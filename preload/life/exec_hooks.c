@@ -27,7 +27,7 @@
 #include "preload/life/child_env.h"
 #include "preload/life/exec_hooks.h"
 
-#include "preload/scan/leakcheck.h"
+#include "preload/scan/report_log.h"
 #include "preload/lp.h"
 
 extern char **environ;
@@ -83,7 +83,7 @@ LP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
         errno = ENOSYS;
         return -1;
     }
-    lp_leakcheck_before_exec();
+    lp_report_log_before_exec();
     WITH_ENV(envp, env, f(path, argv, env));
 }
 
@@ -95,7 +95,7 @@ LP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
         errno = ENOSYS;
         return -1;
     }
-    lp_leakcheck_before_exec();
+    lp_report_log_before_exec();
     WITH_ENV(envp, env, f(file, argv, env));
 }
 
@@ -117,7 +117,7 @@ LP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
         errno = ENOSYS;
         return -1;
     }
-    lp_leakcheck_before_exec();
+    lp_report_log_before_exec();
     WITH_ENV(envp, env, f(fd, argv, env));
 }
 

@@ -30,6 +30,7 @@
 #include "preload/life/fork.h"
 #include "preload/hot/guard.h"
 #include "preload/scan/leakcheck.h"
+#include "preload/scan/report_log.h"
 #include "preload/life/process.h"
 #include "preload/life/snapshot_signal.h"
 #include "preload/hot/track.h"
@@ -78,7 +79,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
         lp_child_env_keep_for_exec();
     }
     lp_guard_held = false;
-    lp_leakcheck_log_begin();
+    lp_report_log_begin();
     lp_fork_init();
     lp_signal_init();
     lp_fatal_signal_init();

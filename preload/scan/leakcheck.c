@@ -23,16 +23,15 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/life/command.h"
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
-#include "preload/life/fd_guard.h"
 #include "preload/life/outfile.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/loss_group.h"
+#include "preload/scan/report_log.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/table.h"
@@ -57,13 +56,6 @@ static struct {
     struct lp_supp *supp;
     bool supp_loaded;
     int preamble_pid; /* the process that printed its preamble */
-    bool log_opened; /* the log file was truncated once by this process */
-    int log_pid;
-    /* A fork child's own log=%p file, opened at the fork (fd_guard.h): a
-     * worker that drops privileges (nginx, apache) can no longer create
-     * it by the report, where Valgrind, which opens it at the fork,
-     * writes it. -1: none. log_fd_pid: the child it belongs to. */
-    int log_fd, log_fd_pid;
     char self_obj[4096];
     /* Previous live search, for the (+N) deltas. */
     struct lp_loss_record *prev;
@@ -75,7 +67,7 @@ static struct {
     uint64_t since_time;
     uint16_t since_gen; /* the generation that started at that report */
     unsigned since_sig;
-} lc = {.log_fd = -1};
+} lc;
 
 static void load_suppressions(void)
 {
@@ -140,50 +132,11 @@ void lp_leakcheck_sym_prime(void)
 
 void lp_leakcheck_lock(void) { pthread_mutex_lock(&lock); }
 void lp_leakcheck_unlock(void) { pthread_mutex_unlock(&lock); }
-static bool log_per_process(const char *pattern);
-
 void lp_leakcheck_atfork_child(void)
 {
-    char path[LP_CONFIG_PATH_MAX + 32];
-    int fd, pid = getpid();
-
     pthread_mutex_init(&lock, NULL);
-    if (lc.log_fd >= 0) /* the parent's: not ours to write */
-        lp_fd_guard_close(&lc.log_fd);
-    if (!lp_config.log[0] || !log_per_process(lp_config.log) ||
-        lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
-        return;
-    fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-                                O_CLOEXEC | O_APPEND, 0666);
-    if (fd < 0)
-        return; /* the report tries again, then stderr */
-    lc.log_fd = lp_fd_guard_lift(fd);
-    lc.log_fd_pid = pid;
-    lc.log_opened = true;
-    lc.log_pid = pid;
-    lp_fd_guard_keep(&lc.log_fd);
+    lp_report_log_atfork_child();
 }
-
-void lp_leakcheck_before_exec(void)
-{
-    struct stat st;
-
-    /* The program the child becomes opens its own, if it is traced; an
-     * untraced one leaves none behind (as when the report opened it). */
-    if (lc.log_fd < 0 || lc.log_fd_pid != getpid())
-        return;
-    if (fstat(lc.log_fd, &st) == 0 && st.st_size == 0) {
-        char path[LP_CONFIG_PATH_MAX + 32];
-
-        if (lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) == 0)
-            (void)lp_root_unlink(path);
-    }
-    lp_fd_guard_close(&lc.log_fd);
-    lc.log_opened = false;
-}
-
-static void emit(const char *buf, size_t len, const char *pattern,
-                 bool append_only);
 
 const char *lp_leakcheck_self_obj(void)
 {
@@ -232,14 +185,14 @@ static void write_preamble_once(void)
         return;
     lp_leaks_print_preamble(mem, getpid(), &o);
     fclose(mem);
-    emit(buf, len, lp_config.log, false);
+    lp_report_log_write(buf, len, false);
     free(buf);
 }
 
 void lp_leakcheck_write_locked(const char *buf, size_t len)
 {
     write_preamble_once();
-    emit(buf, len, lp_config.log, false);
+    lp_report_log_write(buf, len, false);
 }
 
 #define NO_REC LP_LOSS_NO_REC
@@ -404,88 +357,6 @@ static void remember_live(const struct lp_leak_set *set)
     lc.prev = copy;
     lc.nprev = set->nrecs;
     lp_leaks_totals(set, &lc.prev_totals);
-}
-
-/* Does the log pattern expand %p (so each process has its own file)? */
-static bool log_per_process(const char *pattern)
-{
-    const char *p;
-
-    for (p = pattern; *p; p++)
-        if (p[0] == '%' && (p[1] == 'p' || p[1] == '%')) {
-            if (p[1] == 'p')
-                return true;
-            p++;
-        }
-    return false;
-}
-
-/* The log-open decision, in one place. A %p file is this process's own:
- * truncated the first time it writes it, appended to afterwards. A
- * shared file (no %p) was truncated by the first process at start-up
- * (lp_leakcheck_log_begin): every later process (fork child, exec'd
- * program) and every later report only append. */
-static bool log_truncate_now(const char *pattern, int pid)
-{
-    if (!log_per_process(pattern))
-        return false;
-    return !lc.log_opened || lc.log_pid != pid;
-}
-
-void lp_leakcheck_log_begin(void)
-{
-    char path[LP_CONFIG_PATH_MAX + 32];
-    int fd;
-
-    if (!lp_config.log[0] || lp_config.exec_child ||
-        log_per_process(lp_config.log) ||
-        lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) != 0)
-        return;
-    fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-                                O_CLOEXEC, 0666);
-    if (fd >= 0)
-        close(fd);
-}
-
-/* Write buf to the log destination: stderr, or the log= file. */
-static void emit(const char *buf, size_t len, const char *pattern,
-                 bool append_only)
-{
-    char path[LP_CONFIG_PATH_MAX + 32];
-    int fd = -1, pid = getpid();
-    bool own = false;
-
-    if (pattern && *pattern && pattern == lp_config.log && lc.log_fd >= 0 &&
-        lc.log_fd_pid == pid) {
-        lp_write_all(lc.log_fd, buf, len); /* opened at the fork */
-        return;
-    }
-    if (pattern && *pattern) {
-        int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_APPEND;
-
-        if (lp_config_expand(pattern, pid, path, sizeof(path)) != 0) {
-            lp_diag("log path '%s' too long, writing to stderr", pattern);
-        } else {
-            if (!append_only && log_truncate_now(pattern, pid))
-                flags |= O_TRUNC;
-            fd = lp_root_open(path, flags, 0666); /* the umask applies */
-            if (fd < 0) {
-                lp_diag("cannot open '%s': %s; report goes to stderr", path,
-                        strerror(errno));
-            } else {
-                own = true;
-                lc.log_opened = true;
-                lc.log_pid = pid;
-            }
-        }
-    }
-    if (fd < 0) {
-        lp_stderr_write(buf, len); /* the stderr the process started with */
-        return;
-    }
-    lp_write_all(fd, buf, len);
-    if (own)
-        close(fd);
 }
 
 static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
@@ -733,7 +604,7 @@ static unsigned run_check(bool live, unsigned seq)
                 lp_sample_print_stats(mem, set.pid);
         }
         fclose(mem);
-        emit(buf, len, lp_config.log, live);
+        lp_report_log_write(buf, len, live);
         free(buf);
     }
     errors = lp_leaks_errors(&set, &o) + set.other_errors;

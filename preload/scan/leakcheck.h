@@ -21,11 +21,6 @@ struct lp_sym;
  * the previous live search. Returns the number of error contexts. */
 unsigned lp_leakcheck_run(bool live);
 
-/* log= without %p is one file for the whole process tree: the first
- * process truncates it here, at start-up (BOOT), and every report of
- * every process appends to it, as Valgrind's --log-file does. Does
- * nothing for an exec'd child, a %p name or stderr. */
-void lp_leakcheck_log_begin(void);
 
 /* The live report of the seq-th snapshot signal (seq >= 1), whose heap
  * profile is massif.out.PID.seq: lp_leakcheck_run(true) with a header
@@ -48,10 +43,6 @@ void lp_leakcheck_sym_prime(void);
 void lp_leakcheck_lock(void);
 void lp_leakcheck_unlock(void);
 void lp_leakcheck_atfork_child(void);
-
-/* The process is about to exec: a log=%p file opened at its fork and
- * still empty goes (the program it becomes writes its own, if traced). */
-void lp_leakcheck_before_exec(void);
 
 /* Between lp_leakcheck_sym_get() and _put(): the path of our library (as
  * frames print it, "(in PATH)"), and a write of text to the log, through

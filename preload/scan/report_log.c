@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_log.c - where the leak report goes.
+ *
+ * Without log=, to the stderr the process started with (diag.c keeps a
+ * private duplicate). With log=FILE, to that file, where %p is the pid:
+ *  - a shared file (no %p) is truncated once, by the first process, at
+ *    start-up; every report after, of this process or of any later one
+ *    (fork child, traced exec'd program), is appended;
+ *  - a %p file is this process's own: truncated the first time it is
+ *    written, appended to after (the live reports, then the exit's).
+ * A fork child's %p file is opened at the fork, as Valgrind opens it: a
+ * worker that drops privileges (nginx's, apache's setuid to www-data)
+ * could no longer create it in a directory of root's by the time of its
+ * report (it went to stderr instead). The descriptor is one of ours
+ * (fd_guard.h). If the child execs while its file is still empty, the
+ * file goes: the program it becomes opens its own if it is traced, and a
+ * fork+exec of an untraced one leaves nothing behind.
+ * A file that cannot be opened costs one line, and the report goes to
+ * stderr: nothing is lost.
+ */
+#include "preload/scan/report_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/life/config.h"
+#include "preload/life/diag.h"
+#include "preload/life/fd_guard.h"
+#include "preload/life/root_dir.h"
+
+#define OPEN_FLAGS (O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC)
+
+static struct {
+    bool truncated; /* this process's %p file was truncated (by truncated_pid) */
+    int truncated_pid;
+    int fd, fd_pid; /* a fork child's %p file, opened at the fork; -1: none */
+} lg = {.fd = -1};
+
+/* Does the pattern expand %p (a file per process)? %% is a plain '%'. */
+static bool per_process(const char *pattern)
+{
+    const char *p;
+
+    for (p = pattern; *p; p++) {
+        if (p[0] != '%')
+            continue;
+        if (p[1] == 'p')
+            return true;
+        if (p[1] == '%')
+            p++;
+    }
+    return false;
+}
+
+void lp_report_log_begin(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd;
+
+    if (!lp_config.log[0] || lp_config.exec_child ||
+        per_process(lp_config.log) ||
+        lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) != 0)
+        return;
+    fd = lp_root_open(path, OPEN_FLAGS | O_TRUNC, 0666);
+    if (fd >= 0)
+        close(fd);
+}
+
+void lp_report_log_write(const char *buf, size_t len, bool append_only)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    const char *pattern = lp_config.log;
+    int fd, pid = getpid(), flags = OPEN_FLAGS | O_APPEND;
+
+    if (lg.fd >= 0 && lg.fd_pid == pid) {
+        lp_write_all(lg.fd, buf, len);
+        return;
+    }
+    if (!pattern[0]) {
+        lp_stderr_write(buf, len);
+        return;
+    }
+    if (lp_config_expand(pattern, pid, path, sizeof(path)) != 0) {
+        lp_diag("log path '%s' too long, writing to stderr", pattern);
+        lp_stderr_write(buf, len);
+        return;
+    }
+    if (!append_only && per_process(pattern) &&
+        (!lg.truncated || lg.truncated_pid != pid))
+        flags |= O_TRUNC;
+    fd = lp_root_open(path, flags, 0666); /* the umask applies */
+    if (fd < 0) {
+        lp_diag("cannot open '%s': %s; report goes to stderr", path,
+                strerror(errno));
+        lp_stderr_write(buf, len);
+        return;
+    }
+    lg.truncated = true;
+    lg.truncated_pid = pid;
+    lp_write_all(fd, buf, len);
+    close(fd);
+}
+
+void lp_report_log_atfork_child(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd, pid = getpid();
+
+    if (lg.fd >= 0) /* the parent's: not this child's to write */
+        lp_fd_guard_close(&lg.fd);
+    if (!lp_config.log[0] || !per_process(lp_config.log) ||
+        lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
+        return;
+    fd = lp_root_open(path, OPEN_FLAGS | O_TRUNC | O_APPEND, 0666);
+    if (fd < 0)
+        return; /* the report tries again, then stderr */
+    lg.fd = lp_fd_guard_lift(fd);
+    lg.fd_pid = pid;
+    lg.truncated = true;
+    lg.truncated_pid = pid;
+    lp_fd_guard_keep(&lg.fd);
+}
+
+void lp_report_log_before_exec(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    struct stat st;
+
+    if (lg.fd < 0 || lg.fd_pid != getpid())
+        return;
+    if (fstat(lg.fd, &st) == 0 && st.st_size == 0 &&
+        lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) == 0)
+        (void)lp_root_unlink(path);
+    lp_fd_guard_close(&lg.fd);
+    lg.truncated = false;
+}

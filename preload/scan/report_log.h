@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LP_PRELOAD_REPORT_LOG_H
+#define LP_PRELOAD_REPORT_LOG_H
+/*
+ * report_log.h - where the leak report goes: the stderr the process
+ * started with, or the log= file.
+ * Context: BOOT (begin), COLD (write), fork child and exec (the hooks).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+/* At start-up: a shared log file (no %p) is truncated by the first
+ * process; every later one (fork child, exec'd program) appends. */
+void lp_report_log_begin(void);
+
+/* Write a report (or part of one) to the log destination. append_only:
+ * a later part of this process's output (a live report's). */
+void lp_report_log_write(const char *buf, size_t len, bool append_only);
+
+/* In a fork child: open its own log=%p file now (fork.c). */
+void lp_report_log_atfork_child(void);
+
+/* The process is about to exec: a log=%p file opened at its fork and
+ * still empty goes (the program it becomes writes its own, if traced). */
+void lp_report_log_before_exec(void);
+
+#endif /* LP_PRELOAD_REPORT_LOG_H */
