@@ -233,7 +233,11 @@ check "daemon(): the daemon's Parent PID is the parent ($pp)" grep -q "Parent PI
 rm -f "$WORK/late.fifo"; mkfifo "$WORK/late.fifo"
 (cd "$WORK" && exec env LEAKPROF_OPTIONS="massif=0:exec_child=yes:log=$WORK/late.fifo" LD_PRELOAD="$LIB" "$SAMPLES/leak_kinds" >"$WORK/late.out" 2>/dev/null) &
 late=$!
-sleep 1
+# Until the report waits for the FIFO's reader (at most 20 s).
+for i in $(seq 200); do
+    grep -q wait_for_partner "/proc/$late/wchan" 2>/dev/null && break
+    sleep 0.1
+done
 kill -TERM $late 2>/dev/null
 timeout 30 cat "$WORK/late.fifo" >"$WORK/late.txt"
 wait $late; rc=$?
