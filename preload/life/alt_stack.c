@@ -21,7 +21,8 @@
  * What remains visible: a handler the program installs with SA_ONSTACK
  * without ever giving the thread a stack of its own runs on ours, where
  * it would natively run on the thread's stack (and, at a stack overflow,
- * not at all: the process would die of the SIGSEGV).
+ * not at all: the process would die of the SIGSEGV); asked from there,
+ * sigaltstack() tells it the truth.
  *
  * The stacks: STACK_SIZE each, the lowest page a guard, carved from
  * slabs of the arena (whose mappings the leak scan skips: our handler's
@@ -119,8 +120,11 @@ LP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
     }
     rc = raw_sigaltstack(ss, old);
     if (rc == 0 && old != NULL && mine != NULL &&
-        old->ss_sp == (char *)mine + GUARD) {
-        /* Ours: what the thread would have natively is none. */
+        old->ss_sp == (char *)mine + GUARD && !(old->ss_flags & SS_ONSTACK)) {
+        /* Ours: what the thread would have natively is none. (A handler
+         * that runs on it and asks is told the truth: a runtime that
+         * checks its stack pointer against the answer, as Go's handler
+         * does, must find it there.) */
         old->ss_sp = NULL;
         old->ss_size = 0;
         old->ss_flags = SS_DISABLE;

@@ -42,6 +42,7 @@
 #include "preload/hot/guard.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/life/process.h"
+#include "preload/life/snapshot_signal.h"
 #include "preload/hot/snapshot.h"
 #include "preload/life/thread_registry.h"
 #include "preload/hot/track.h"
@@ -255,6 +256,8 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     if (how == LP_EXIT_QUICK && lp_config.freeres >= 0)
         forget_runtime_buffers();
     lp_guard_hold_forever();
+    if (how != LP_EXIT_SIGNAL)
+        lp_signal_finish_pending();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);
     /* Where this thread's live stack begins, for the scan. */

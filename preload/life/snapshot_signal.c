@@ -10,7 +10,10 @@
  * every signal, holds the guard for good (its own allocations are never
  * tracked), sleeps in read(2) and, per wake-up, writes massif.out.PID.N
  * (N = 1, 2, ...) and a live leak report. Requests that arrive while a
- * dump runs are coalesced into the next one.
+ * dump runs are coalesced into the next one. A request the dumper has not
+ * served when the process exits (a signal just before the end, or one
+ * whose dumper was still to start) is served by the exit, before its own
+ * report: a snapshot asked for is never lost.
  *
  * The dumper is not started with the process: a thread of ours would make
  * every process multithreaded (glibc's locked allocator paths, unshare -U
@@ -64,6 +67,7 @@ static struct {
     bool installed;
     int starting;  /* start_dumper claimed (once per process) */
     bool running;  /* the dumper thread exists */
+    int dumping;   /* the dumper is serving requests (set before it takes them) */
     bool told_chained;
     unsigned *nthreads; /* glibc's __nptl_nthreads, or NULL */
 } sig = { .wake_fd = { -1, -1 } };
@@ -138,6 +142,21 @@ static bool wait_pipe(int fd)
     return n > 0;
 }
 
+#define FINISH_WAIT_MS 10000
+
+void lp_signal_finish_pending(void)
+{
+    struct timespec ms = {0, 1000 * 1000};
+    unsigned i;
+
+    /* A dump under way ends first (bounded: it must not keep the
+     * process), then what is left is served here. */
+    for (i = 0; i < FINISH_WAIT_MS && lp_load_acquire(&sig.dumping); i++)
+        nanosleep(&ms, NULL);
+    if (lp_xchg_acq_rel(&sig.requests, 0) != 0)
+        dump();
+}
+
 static void *dumper_main(void *arg)
 {
     int fd = (int)(intptr_t)arg;
@@ -155,8 +174,10 @@ static void *dumper_main(void *arg)
         }
         if (lp_load_acquire(&lp_state) == LP_STATE_DONE)
             continue; /* exiting: the exit path owns the reports */
+        lp_store_release(&sig.dumping, 1);
         if (lp_xchg_acq_rel(&sig.requests, 0) != 0)
             dump();
+        lp_store_release(&sig.dumping, 0);
     }
     return NULL;
 }
@@ -269,5 +290,6 @@ void lp_signal_atfork_child(void)
     sig.requests = 0;
     sig.seq = 0;
     sig.starting = 0;
+    sig.dumping = 0; /* a dump the parent's dumper was making: not ours */
     lp_store_release(&sig.running, false);
 }

@@ -18,4 +18,8 @@ void lp_signal_start_dumper(void);
  * demand. */
 void lp_signal_atfork_child(void);
 
+/* At exit (guard held for good): serve a snapshot request the dumper has
+ * not, after any dump under way. */
+void lp_signal_finish_pending(void);
+
 #endif /* LP_PRELOAD_SIGNAL_H */

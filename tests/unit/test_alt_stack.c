@@ -76,6 +76,51 @@ static void test_program_sees_none(void **state)
     views();
 }
 
+static volatile int seen_flags = -1;
+static void *volatile seen_sp;
+
+static void ask_in_handler(int sig)
+{
+    stack_t st;
+
+    (void)sig;
+    if (sigaltstack(NULL, &st) == 0) {
+        seen_flags = st.ss_flags;
+        seen_sp = st.ss_sp;
+    }
+}
+
+/* On our stack, a handler that asks is told the truth (Go's handler
+ * checks its stack pointer against the answer). */
+static void *asks(void *arg)
+{
+    void *slot = NULL;
+    struct sigaction sa, old;
+
+    (void)arg;
+    lp_alt_stack_give(&slot); /* ours already, when our pthread_create ran */
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = ask_in_handler;
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGUSR2, &sa, &old);
+    raise(SIGUSR2);
+    sigaction(SIGUSR2, &old, NULL);
+    return kernel_view().ss_sp;
+}
+
+static void test_handler_on_ours_is_told(void **state)
+{
+    pthread_t t;
+    void *ours = NULL;
+
+    (void)state;
+    assert_int_equal(pthread_create(&t, NULL, asks, NULL), 0);
+    assert_int_equal(pthread_join(t, &ours), 0);
+    assert_non_null(ours);
+    assert_true(seen_flags >= 0 && (seen_flags & SS_ONSTACK));
+    assert_ptr_equal(seen_sp, ours);
+}
+
 static sigjmp_buf back;
 static volatile int on_alt;
 
@@ -133,6 +178,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_program_sees_none),
         cmocka_unit_test(test_overflow_reaches_a_handler),
+        cmocka_unit_test(test_handler_on_ours_is_told),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
