@@ -195,7 +195,7 @@ LP_EXPORT int daemon(int nochdir, int noclose)
         (void)chdir("/");
     if (noclose)
         return 0;
-    fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    fd = open("/dev/null", O_RDWR); /* as glibc: fd may be 0, 1 or 2 */
     if (fd < 0)
         return -1;
     if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
@@ -203,7 +203,7 @@ LP_EXPORT int daemon(int nochdir, int noclose)
         errno = ENODEV; /* as glibc: /dev/null is not what it should be */
         return -1;
     }
-    (void)dup2(fd, STDIN_FILENO); /* dup2 clears close-on-exec */
+    (void)dup2(fd, STDIN_FILENO);
     (void)dup2(fd, STDOUT_FILENO);
     (void)dup2(fd, STDERR_FILENO);
     if (fd > STDERR_FILENO)
