@@ -87,9 +87,10 @@ int lp_supp_load_string(struct lp_supp *supp, const char *name,
  * the number added, or -1 (out of memory).
  */
 int lp_supp_add_builtin(struct lp_supp *supp);
-/* The same; stdio false leaves lp-stdio-buffer out (a process dying of a
- * signal: Valgrind frees no buffer then, and Memcheck shows them). */
-int lp_supp_add_builtin_for(struct lp_supp *supp, bool stdio);
+/* The same; runtime_freed false leaves out what the runtime's freeres
+ * would have freed, lp-stdio-buffer and lp-libstdcxx-eh-pool (a process
+ * dying of a signal: Valgrind frees nothing then, Memcheck shows them). */
+int lp_supp_add_builtin_for(struct lp_supp *supp, bool runtime_freed);
 
 /*
  * Opt-in: the DTV that glibc allocates in pthread_create for each thread

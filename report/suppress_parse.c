@@ -406,7 +406,9 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
  * lp-libstdcxx-eh-pool: libstdc++'s constructor allocates a 72,704-byte
  *   emergency exception pool from _dl_init. It stays reachable through a
  *   libstdc++ global; Valgrind frees it via __gnu_cxx::__freeres, which a
- *   preload may be unable to call (old libstdc++, static libstdc++).
+ *   preload may be unable to call (old libstdc++, static libstdc++). Not
+ *   when the process dies of a signal: no freeres runs, and Memcheck
+ *   counts the pool still reachable.
  * lp-dtv-tls-get-addr: __tls_get_addr allocates a dlopen'ed module's TLS
  *   block (and grows the DTV) lazily, per thread; the DTV is only reached
  *   through an interior pointer. Valgrind ships the same idea.
@@ -425,7 +427,7 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
     "   fun:_IO_file_doallocate\n" \
     "}\n"
 
-#define RUNTIME_ENTRIES \
+#define EH_POOL_ENTRY \
     "{\n" \
     "   lp-libstdcxx-eh-pool\n" \
     "   Memcheck:Leak\n" \
@@ -434,7 +436,9 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
     "   obj:*/libstdc++.so*\n" \
     "   ...\n" \
     "   fun:_dl_init\n" \
-    "}\n" \
+    "}\n"
+
+#define DTV_ENTRY \
     "{\n" \
     "   lp-dtv-tls-get-addr\n" \
     "   Memcheck:Leak\n" \
@@ -444,8 +448,9 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
     "   fun:__tls_get_addr\n" \
     "}\n"
 
-static const char builtin_supp_runtime[] = RUNTIME_ENTRIES;
-static const char builtin_supp[] = RUNTIME_ENTRIES STDIO_ENTRY;
+/* What a death by signal keeps: the runtime's buffers are not freed then. */
+static const char builtin_supp_signal[] = DTV_ENTRY;
+static const char builtin_supp[] = EH_POOL_ENTRY DTV_ENTRY STDIO_ENTRY;
 
 static const char builtin_threads_supp[] =
     "{\n"
@@ -469,10 +474,10 @@ int lp_supp_add_builtin(struct lp_supp *supp)
     return lp_supp_add_builtin_for(supp, true);
 }
 
-int lp_supp_add_builtin_for(struct lp_supp *supp, bool stdio)
+int lp_supp_add_builtin_for(struct lp_supp *supp, bool runtime_freed)
 {
     return lp_supp_load_string(supp, "<builtin>",
-                               stdio ? builtin_supp : builtin_supp_runtime,
+                               runtime_freed ? builtin_supp : builtin_supp_signal,
                                NULL, 0);
 }
 

@@ -186,6 +186,19 @@ for how in abort term segv thread_segv overflow thread_overflow cleanup_term abo
     esac
 done
 
+# An uncaught C++ exception (std::terminate, abort): no freeres runs on a
+# signal's death, so libstdc++'s emergency pool is still reachable, as
+# Memcheck counts it - not suppressed. The whole report as Memcheck's.
+printf '#include <stdexcept>\n#include <vector>\nint main() { auto *v = new std::vector<int>(10); (void)v; throw std::runtime_error("boom"); }\n' >"$WORK/uncaught.cpp"
+if c++ -g -O0 -o "$WORK/uncaught" "$WORK/uncaught.cpp" 2>/dev/null; then
+    (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/uc.lp" LD_PRELOAD="$LIB" ./uncaught >"$WORK/uc.out" 2>/dev/null); rc=$?
+    ("$WORK/uncaught" >"$WORK/uc.nat"; exit $?) 2>/dev/null; as_native "uncaught exception" "$WORK/uc.out" $rc "$WORK/uc.nat" $?
+    if have_valgrind; then
+        (cd "$WORK" && timeout -k 5 300 valgrind --leak-check=full --log-file="$WORK/uc.mc" ./uncaught >/dev/null 2>&1)
+        same_as_memcheck "uncaught exception: whole report as memcheck's" "$WORK/uc.lp" "$WORK/uc.mc"
+    fi
+fi
+
 # A program that changes directory: a relative log= and the massif file
 # land in the directory it started in, as Valgrind's do.
 rm -rf "$WORK/away"; mkdir -p "$WORK/away"; rm -f "$WORK/rel.log" "$WORK"/massif.out.*
