@@ -260,12 +260,13 @@ LP_EXPORT int sigaction(int signo, const struct sigaction *act,
     lp_spin_lock(&chain.lock);
     mode = chain.sig[signo].mode;
     if (mode == 0) {
-        if (act && chain.sig[signo].yielded &&
-            lp_load_acquire(&lp_state) == LP_STATE_READY && is_dfl(act))
+        /* A signal we yielded: SIG_DFL or an SA_RESETHAND handler brings
+         * ours back (lp_sigchain_yielded says whether we may). */
+        bool ours_again = act && lp_sigchain_yielded(signo);
+
+        if (ours_again && is_dfl(act))
             rc = take_back(real, signo, act, old);
-        else if (act && chain.sig[signo].yielded &&
-                 lp_load_acquire(&lp_state) == LP_STATE_READY &&
-                 is_reset_handler(act))
+        else if (ours_again && is_reset_handler(act))
             rc = wrap_reset(real, signo, act, old);
         else
             rc = real(signo, act, old);
