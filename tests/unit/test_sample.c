@@ -133,7 +133,8 @@ static void test_sample_probability_per_size(void **state)
 static void test_sample_filter_counts_blocks(void **state)
 {
     static uint8_t mem[1u << LP_SAMPLE_FILTER_BITS];
-    uintptr_t a = 0x7f0000001000, b = a + ((uintptr_t)16 << LP_SAMPLE_FILTER_BITS);
+    uintptr_t g = (uintptr_t)1 << LP_SAMPLE_GRANULE_SHIFT;
+    uintptr_t a = 0x7f0000001000, b = a + (g << LP_SAMPLE_FILTER_BITS);
     int i;
 
     (void)state;
@@ -142,7 +143,8 @@ static void test_sample_filter_counts_blocks(void **state)
     assert_true(lp_sample_untracked(a));
     lp_sample_filter_add(a);
     assert_false(lp_sample_untracked(a));
-    assert_true(lp_sample_untracked(a + 16)); /* the next granule */
+    assert_false(lp_sample_untracked(a + g - 16)); /* the same granule */
+    assert_true(lp_sample_untracked(a + g)); /* the next granule */
     lp_sample_filter_add(b);                  /* same counter as a */
     lp_sample_filter_del(a);
     assert_false(lp_sample_untracked(b));
