@@ -8,6 +8,8 @@
  * its own that cleans up, puts SIG_DFL back and raises SIGTERM again, as
  * GNU sort and many daemons do), "abort_handler" (a SIGABRT handler of
  * its own that returns, then abort(): glibc puts SIG_DFL back itself),
+ * "assert_handler" (the same handler, then a failed assert(): glibc's
+ * __assert_fail calls glibc's abort directly),
  * "resethand" (a SIGSEGV handler installed with SA_RESETHAND that
  * returns: the kernel put SIG_DFL back, the NULL read faults again).
  * The report opens with Memcheck's "Process terminating with default
@@ -18,6 +20,7 @@
  * page (second thread), natively and under Memcheck alike; which
  * instruction of the frame faults depends on the stack's alignment.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,8 +68,12 @@ static void cleanup_then_die(int sig)
 
 static void note_abort(int sig)
 {
-    (void)sig;
-    printf("abort handler\n");
+    struct sigaction now;
+
+    /* What the program sees from inside its handler: itself, natively. */
+    sigaction(sig, NULL, &now);
+    printf("abort handler (%s)\n",
+           now.sa_handler == note_abort ? "itself" : "something else");
     fflush(stdout);
 }
 
@@ -121,6 +128,9 @@ int main(int argc, char **argv)
         return read_nowhere();
     } else if (!strcmp(how, "abort_handler")) {
         signal(SIGABRT, note_abort);
+    } else if (!strcmp(how, "assert_handler")) {
+        signal(SIGABRT, note_abort);
+        assert(strcmp(how, "assert_handler") != 0);
     } else if (!strcmp(how, "cleanup_term")) {
         signal(SIGTERM, cleanup_then_die);
         raise(SIGTERM);

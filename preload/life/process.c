@@ -19,6 +19,11 @@
  * handler returns, ours comes back (the program's view: SIG_DFL, as
  * glibc would leave it) and glibc's abort does the rest. The program's
  * handler runs once, as natively.
+ * __assert_fail(), __assert_perror_fail(): glibc's call its own abort,
+ * past ours, with the same end when the program's SIGABRT handler
+ * returns; sigchain.c arms a one-shot wrapper of that handler instead
+ * (lp_sigchain_arm_abort), and the real function is entered by a tail
+ * call, so the program's stack shows no frame of ours, as Memcheck's.
  * daemon(): glibc's parent leaves by its internal _exit, past our hook,
  * and wrote no report, where Memcheck reports both processes. Ours does
  * what glibc's does (fork, the parent leaves by _exit, the child starts
@@ -176,6 +181,41 @@ LP_EXPORT _Noreturn void abort(void)
     __builtin_unreachable();
 }
 
+/* Not <assert.h>'s noreturn prototypes: the calls below must be tail
+ * calls, and GCC keeps a frame for a call to a noreturn function. */
+typedef void (*assert_fn)(const char *, const char *, unsigned int,
+                          const char *);
+typedef void (*assert_perror_fn)(int, const char *, unsigned int,
+                                 const char *);
+static assert_fn real_assert;
+static assert_perror_fn real_assert_perror;
+
+void __assert_fail(const char *expr, const char *file, unsigned int line,
+                   const char *func);
+LP_EXPORT void __assert_fail(const char *expr, const char *file,
+                             unsigned int line, const char *func)
+{
+    assert_fn real = real_assert;
+
+    if (real == NULL)
+        real = (assert_fn)dlsym(RTLD_NEXT, "__assert_fail");
+    lp_sigchain_arm_abort(SIGABRT);
+    real(expr, file, line, func);
+}
+
+void __assert_perror_fail(int err, const char *file, unsigned int line,
+                          const char *func);
+LP_EXPORT void __assert_perror_fail(int err, const char *file,
+                                    unsigned int line, const char *func)
+{
+    assert_perror_fn real = real_assert_perror;
+
+    if (real == NULL)
+        real = (assert_perror_fn)dlsym(RTLD_NEXT, "__assert_perror_fail");
+    lp_sigchain_arm_abort(SIGABRT);
+    real(err, file, line, func);
+}
+
 LP_EXPORT int daemon(int nochdir, int noclose)
 {
     struct stat st;
@@ -217,6 +257,9 @@ void lp_process_hooks_init(void)
 
     lp_guard_held = true; /* dlsym may allocate: not the program's */
     real_abort = (void (*)(void))dlsym(RTLD_NEXT, "abort");
+    real_assert = (assert_fn)dlsym(RTLD_NEXT, "__assert_fail");
+    real_assert_perror =
+        (assert_perror_fn)dlsym(RTLD_NEXT, "__assert_perror_fail");
     lp_guard_held = held;
     (void)at_quick_exit(quick_exit_last);
 }

@@ -40,6 +40,9 @@
 /* A YIELD signal whose program handler has SA_RESETHAND: the kernel runs
  * on_reset, which stands for it; queries answer from the view. */
 #define MODE_RESET 3
+/* A YIELD signal armed for one libc-internal abort() (lp_sigchain_arm_
+ * abort): the kernel runs on_abort_once; queries answer from the view. */
+#define MODE_ABORT 4
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
@@ -140,6 +143,69 @@ static int wrap_reset(sigaction_fn real, int signo, const struct sigaction *act,
     return 0;
 }
 
+/*
+ * glibc's own abort() (called by __assert_fail, inside libc, past our
+ * exported abort) raises the signal; the program's handler returns; glibc
+ * puts SIG_DFL back itself and raises again: the process died with no
+ * report. Armed just before such a call, the kernel runs this instead of
+ * the program's handler, once: the program's handler goes back where it
+ * was (should it longjmp away, all is as before), runs, and when it
+ * returns ours takes SIG_DFL's place and the signal is raised again. It
+ * waits, blocked in this handler, until the handler returns into glibc's
+ * first raise, then ends in our report (the program's view: SIG_DFL, as
+ * glibc would leave it). No lock: a signal handler (see on_reset).
+ */
+static void on_abort_once(int signo, siginfo_t *si, void *uc)
+{
+    struct sigaction prog = chain.sig[signo].view, sa;
+    sigaction_fn real = lp_load_acquire(&chain.real);
+    int saved = errno;
+
+    if (real && real(signo, &prog, NULL) == 0)
+        lp_store_release(&chain.sig[signo].mode, 0);
+    errno = saved;
+    if (prog.sa_flags & SA_SIGINFO)
+        prog.sa_sigaction(signo, si, uc);
+    else
+        prog.sa_handler(signo);
+    saved = errno;
+    if (real && chain.sig[signo].yielded &&
+        lp_load_relaxed(&chain.sig[signo].mode) == 0) {
+        fill_ours(&sa, chain.sig[signo].yielded, LP_SIGCHAIN_YIELD);
+        if (real(signo, &sa, NULL) == 0) {
+            memset(&chain.sig[signo].view, 0, sizeof(chain.sig[signo].view));
+            chain.sig[signo].view.sa_handler = SIG_DFL;
+            lp_store_release(&chain.sig[signo].mode, (int)LP_SIGCHAIN_YIELD);
+            raise(signo);
+        }
+    }
+    errno = saved;
+}
+
+void lp_sigchain_arm_abort(int signo)
+{
+    sigaction_fn real = real_sigaction();
+    struct sigaction cur, sa;
+
+    if (!real || !lp_sigchain_yielded(signo))
+        return;
+    lp_spin_lock(&chain.lock);
+    /* Only a handler of the program's as it set it (mode 0): not
+     * SIG_IGN, not an SA_RESETHAND one (on_reset serves that). */
+    if (chain.sig[signo].mode == 0 && real(signo, NULL, &cur) == 0 &&
+        ((cur.sa_flags & SA_SIGINFO) ||
+         (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN))) {
+        sa = cur;
+        sa.sa_sigaction = on_abort_once;
+        sa.sa_flags |= SA_SIGINFO;
+        if (real(signo, &sa, NULL) == 0) {
+            chain.sig[signo].view = cur;
+            lp_store_release(&chain.sig[signo].mode, MODE_ABORT);
+        }
+    }
+    lp_spin_unlock(&chain.lock);
+}
+
 /* The program sets SIG_DFL on a fatal signal we had yielded: ours again,
  * with SIG_DFL as its view (lock held). 0, or -1 with errno set. */
 static int take_back(sigaction_fn real, int signo, const struct sigaction *act,
@@ -210,7 +276,7 @@ bool lp_sigchain_yielded(int signo)
     if (signo <= 0 || signo >= NSIGS)
         return false;
     mode = lp_load_acquire(&chain.sig[signo].mode);
-    return (mode == 0 || mode == MODE_RESET) &&
+    return (mode == 0 || mode == MODE_RESET || mode == MODE_ABORT) &&
            lp_load_relaxed(&chain.sig[signo].yielded) != NULL &&
            lp_load_acquire(&lp_state) == LP_STATE_READY;
 }
@@ -225,7 +291,8 @@ void lp_sigchain_take_back(int signo)
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
     lp_spin_lock(&chain.lock);
-    if (chain.sig[signo].mode == 0 || chain.sig[signo].mode == MODE_RESET)
+    if (chain.sig[signo].mode == 0 || chain.sig[signo].mode == MODE_RESET ||
+        chain.sig[signo].mode == MODE_ABORT)
         (void)take_back(real, signo, &dfl, NULL);
     lp_spin_unlock(&chain.lock);
 }
@@ -280,7 +347,7 @@ LP_EXPORT int sigaction(int signo, const struct sigaction *act,
 
         if (mode != LP_SIGCHAIN_CHAIN && is_reset_handler(act)) {
             rc = wrap_reset(real, signo, act, NULL);
-        } else if (mode == MODE_RESET && dfl) {
+        } else if ((mode == MODE_RESET || mode == MODE_ABORT) && dfl) {
             rc = take_back(real, signo, act, NULL);
         } else if (mode != LP_SIGCHAIN_CHAIN && !dfl) {
             /* The program takes the signal over: ours goes. */

@@ -36,4 +36,9 @@ bool lp_sigchain_yielded(int signo);
  * abort() sets once the program's handler returned). */
 void lp_sigchain_take_back(int signo);
 
+/* Before a call into libc that ends in glibc's own abort() (assert): a
+ * handler of the program's for signo that returns is followed by our
+ * report, not by the default action glibc restores past our hook. */
+void lp_sigchain_arm_abort(int signo);
+
 #endif /* LP_PRELOAD_SIGCHAIN_H */

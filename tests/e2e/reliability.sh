@@ -160,14 +160,14 @@ fatal_block() { # report -> the block, normalised
 }
 fatal_block_abort() { fatal_block "$1" | sed -E 's/abort \(abort\.c:[0-9]+\)/abort (abort.c)/'; }
 F=$SAMPLES/fatal_ways
-for how in abort term segv thread_segv overflow thread_overflow cleanup_term abort_handler resethand; do
+for how in abort term segv thread_segv overflow thread_overflow cleanup_term abort_handler assert_handler resethand; do
     (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/fw_$how.lp" LD_PRELOAD="$LIB" "$F" $how >"$WORK/fw_$how.out" 2>/dev/null); rc=$?
     ("$F" $how >"$WORK/fw_$how.nat"; exit $?) 2>/dev/null; nrc=$?
     as_native "fatal_ways $how" "$WORK/fw_$how.out" $rc "$WORK/fw_$how.nat" $nrc
     check "fatal_ways $how: the block" grep -q 'Process terminating with default action of signal' "$WORK/fw_$how.lp"
     have_valgrind || continue
     (cd "$WORK" && timeout -k 5 300 valgrind --leak-check=full --log-file="$WORK/fw_$how.mc" "$F" $how >/dev/null 2>&1)
-    if [ $how = abort_handler ]; then
+    if [ $how = abort_handler ] || [ $how = assert_handler ]; then
         # glibc raises SIGABRT twice when the program's handler returns:
         # Memcheck's block shows the second raise (abort.c:100, after glibc
         # put SIG_DFL back itself), ours the first (our handler is back by
