@@ -45,5 +45,8 @@ bool lp_massif_enabled(void);
 void lp_massif_write_init(void);
 /* fork child (massif_write.c): reset the writer's lock and state. */
 void lp_massif_write_atfork_child(void);
+/* exec (massif_write.c): a fork child's file, made at the fork, goes if
+ * it is still empty. */
+void lp_massif_write_before_exec(void);
 
 #endif /* LP_PRELOAD_MASSIF_STATE_H */

@@ -606,6 +606,21 @@ int lp_config_parse(struct lp_config *c, const char *text, bool warn)
     return problems;
 }
 
+bool lp_config_per_process(const char *pattern)
+{
+    const char *p;
+
+    for (p = pattern; *p; p++) {
+        if (p[0] != '%')
+            continue;
+        if (p[1] == 'p')
+            return true;
+        if (p[1] == '%')
+            p++;
+    }
+    return false;
+}
+
 int lp_config_expand(const char *pattern, int pid, char *out, size_t n)
 {
     size_t o = 0;

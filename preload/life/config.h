@@ -100,6 +100,9 @@ int lp_config_parse(struct lp_config *c, const char *text, bool warn);
 /* Expand %p (pid) and %% in pattern into out. Returns 0 or -ENAMETOOLONG. */
 int lp_config_expand(const char *pattern, int pid, char *out, size_t n);
 
+/* Does the pattern expand %p (a file per process)? %% is a plain '%'. */
+bool lp_config_per_process(const char *pattern);
+
 /* Does path match one of the comma-separated glob patterns in list?
  * '*' matches any run of characters ('/' included), '?' any one, as in
  * Valgrind's --trace-children-skip. No allocation (BOOT). */

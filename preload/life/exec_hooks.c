@@ -27,6 +27,7 @@
 #include "preload/life/child_env.h"
 #include "preload/life/exec_hooks.h"
 
+#include "preload/hot/massif_state.h"
 #include "preload/scan/report_log.h"
 #include "preload/lp.h"
 
@@ -84,6 +85,7 @@ LP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
         return -1;
     }
     lp_report_log_before_exec();
+    lp_massif_write_before_exec();
     WITH_ENV(envp, env, f(path, argv, env));
 }
 
@@ -96,6 +98,7 @@ LP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
         return -1;
     }
     lp_report_log_before_exec();
+    lp_massif_write_before_exec();
     WITH_ENV(envp, env, f(file, argv, env));
 }
 
@@ -118,6 +121,7 @@ LP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
         return -1;
     }
     lp_report_log_before_exec();
+    lp_massif_write_before_exec();
     WITH_ENV(envp, env, f(fd, argv, env));
 }
 

@@ -6,6 +6,14 @@
  * only as far as the trees' significant nodes need (contexts.c), label
  * frames through the symbolizer and write with report/massif's writer to
  * a temporary file renamed into place.
+ * A fork child's own file (massif.out.%p) is also created at the fork,
+ * while the child still has its parent's rights, and kept open: a worker
+ * that then drops them (nginx's setuid to www-data) cannot create a file
+ * in its start-up directory any more, and its profile went lost ("cannot
+ * write ... Permission denied"). The final file is still written by
+ * rename when the directory allows; when it does not, through the file
+ * kept open. A child that execs removes the file if still empty (the
+ * new image writes its own), as report_log.c does for the log.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
@@ -23,6 +31,7 @@
 
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
+#include "preload/life/fd_guard.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
@@ -36,8 +45,10 @@ static struct {
     char cmd[8192];
     int final_done;
     pthread_mutex_t write_lock;
+    int kept_fd, kept_pid; /* a fork child's file, made at the fork */
 } wr = {
     .write_lock = PTHREAD_MUTEX_INITIALIZER,
+    .kept_fd = -1,
 };
 
 static void read_cmdline(void)
@@ -70,10 +81,49 @@ void lp_massif_write_init(void)
 void lp_snapshot_write_lock(void) { pthread_mutex_lock(&wr.write_lock); }
 void lp_snapshot_write_unlock(void) { pthread_mutex_unlock(&wr.write_lock); }
 
+static int resolve_path(char *out, size_t n, unsigned seq);
+
 void lp_massif_write_atfork_child(void)
 {
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd;
+
     pthread_mutex_init(&wr.write_lock, NULL);
     wr.final_done = 0;
+    if (wr.kept_fd >= 0) /* the parent's: not this child's to write */
+        lp_fd_guard_close(&wr.kept_fd);
+    if (!lp_massif_enabled() || !lp_config_per_process(lp_config.massif) ||
+        resolve_path(path, sizeof(path), 0) != 0)
+        return;
+    fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                                O_CLOEXEC, 0666); /* the umask applies */
+    if (fd < 0)
+        return; /* the exit tries by itself */
+    wr.kept_fd = lp_fd_guard_lift(fd);
+    wr.kept_pid = getpid();
+    lp_fd_guard_keep(&wr.kept_fd);
+}
+
+/* This process's kept file, if it has one. */
+static bool have_kept(void)
+{
+    return wr.kept_fd >= 0 && wr.kept_pid == getpid();
+}
+
+void lp_massif_write_before_exec(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    struct stat st, now;
+
+    if (!have_kept())
+        return;
+    /* Still empty, and still the file at that name: ours to remove. */
+    if (fstat(wr.kept_fd, &st) == 0 && st.st_size == 0 &&
+        resolve_path(path, sizeof(path), 0) == 0 &&
+        stat(path, &now) == 0 && now.st_ino == st.st_ino &&
+        now.st_dev == st.st_dev)
+        (void)lp_root_unlink(path);
+    lp_fd_guard_close(&wr.kept_fd);
 }
 
 
@@ -265,15 +315,50 @@ static int resolve_path(char *out, size_t n, unsigned seq)
     return r > 0 && (size_t)r < n ? 0 : -ENAMETOOLONG;
 }
 
-/* Write m to path through a temporary file in the same directory. */
-static int write_file(const char *path, const struct lp_massif *m)
+/* Write m into the file kept open since the fork (the directory is
+ * closed to us now). 0 or -errno. */
+static int write_kept(const struct lp_massif *m)
+{
+    int fd, rc;
+    FILE *f;
+
+    if (ftruncate(wr.kept_fd, 0) != 0 || lseek(wr.kept_fd, 0, SEEK_SET) < 0)
+        return -errno;
+    fd = fcntl(wr.kept_fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return -errno;
+    f = fdopen(fd, "w");
+    if (!f) {
+        rc = -errno;
+        close(fd);
+        return rc;
+    }
+    rc = lp_massif_write(m, f);
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+/* Write m to path through a temporary file in the same directory (seq:
+ * the file's snapshot number, 0 for the final file). */
+static int write_file(const char *path, const struct lp_massif *m,
+                      unsigned seq)
 {
     char tmp[LP_CONFIG_PATH_MAX + 64];
     FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
+    int rc;
 
-    if (!f)
-        return -errno;
-    return lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
+    if (!f) {
+        rc = -errno;
+        if (seq == 0 && have_kept() && (rc == -EACCES || rc == -EPERM ||
+                                          rc == -EROFS))
+            rc = write_kept(m);
+        return rc;
+    }
+    rc = lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
+    if (rc == 0 && seq == 0 && have_kept())
+        lp_fd_guard_close(&wr.kept_fd); /* the file renamed over it */
+    return rc;
 }
 
 static int write_profile(unsigned seq, bool now)
@@ -320,7 +405,7 @@ static int write_profile(unsigned seq, bool now)
                                     kind, tree);
     }
     if (rc == 0)
-        rc = write_file(path, m);
+        rc = write_file(path, m, seq);
 out:
     if (rc != 0)
         lp_diag("cannot write '%s': %s", path[0] ? path : lp_config.massif,

@@ -40,29 +40,13 @@ static struct {
     int fd, fd_pid; /* a fork child's %p file, opened at the fork; -1: none */
 } lg = {.fd = -1};
 
-/* Does the pattern expand %p (a file per process)? %% is a plain '%'. */
-static bool per_process(const char *pattern)
-{
-    const char *p;
-
-    for (p = pattern; *p; p++) {
-        if (p[0] != '%')
-            continue;
-        if (p[1] == 'p')
-            return true;
-        if (p[1] == '%')
-            p++;
-    }
-    return false;
-}
-
 void lp_report_log_begin(void)
 {
     char path[LP_CONFIG_PATH_MAX + 32];
     int fd;
 
     if (!lp_config.log[0] || lp_config.exec_child ||
-        per_process(lp_config.log) ||
+        lp_config_per_process(lp_config.log) ||
         lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) != 0)
         return;
     fd = lp_root_open(path, OPEN_FLAGS | O_TRUNC, 0666);
@@ -89,7 +73,7 @@ void lp_report_log_write(const char *buf, size_t len, bool append_only)
         lp_stderr_write(buf, len);
         return;
     }
-    if (!append_only && per_process(pattern) &&
+    if (!append_only && lp_config_per_process(pattern) &&
         (!lg.truncated || lg.truncated_pid != pid))
         flags |= O_TRUNC;
     fd = lp_root_open(path, flags, 0666); /* the umask applies */
@@ -112,7 +96,7 @@ void lp_report_log_atfork_child(void)
 
     if (lg.fd >= 0) /* the parent's: not this child's to write */
         lp_fd_guard_close(&lg.fd);
-    if (!lp_config.log[0] || !per_process(lp_config.log) ||
+    if (!lp_config.log[0] || !lp_config_per_process(lp_config.log) ||
         lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
         return;
     fd = lp_root_open(path, OPEN_FLAGS | O_TRUNC | O_APPEND, 0666);

@@ -220,7 +220,29 @@ else
     as_native "worker_setuid" "$WORK/ws.out" $rc "$WORK/ws.nat" $nrc
     check "setuid worker: its report in its own log file" sh -c "grep -l '17 bytes in 1 blocks are definitely lost' '$WORK'/wsd/ws.* >/dev/null 2>&1"
     check "setuid worker: nothing fell back to stderr" sh -c "! grep -q 'cannot open' '$WORK/ws.err'"
+    # Its massif.out.%p too: made at the fork, written at its exit.
+    rm -rf "$WORK/wsm"; mkdir -p "$WORK/wsm"; chmod 755 "$WORK/wsm"
+    (cd "$WORK/wsm" && env LEAKPROF_OPTIONS="log=ws.%p" LD_PRELOAD="$LIB" "$P" worker_setuid >"$WORK/wsm.out" 2>"$WORK/wsm.err"); rc=$?
+    as_native "worker_setuid, massif on" "$WORK/wsm.out" $rc "$WORK/ws.nat" $nrc
+    n=$(ls "$WORK"/wsm/massif.out.* 2>/dev/null | wc -l)
+    check "setuid worker: a massif file for each process ($n of 2)" [ "$n" = 2 ]
+    check "setuid worker: no massif file went lost" sh -c "! grep -q 'cannot write' '$WORK/wsm.err' '$WORK'/wsm/ws.*"
+    for f in "$WORK"/wsm/massif.out.*; do
+        check "setuid worker: $(basename "$f") is a whole massif file" grep -q '^snapshot=' "$f"
+        if [ -x /usr/bin/ms_print ]; then
+            check "setuid worker: ms_print reads $(basename "$f")" sh -c "/usr/bin/ms_print '$f' >/dev/null"
+        fi
+    done
 fi
+
+# A fork child that execs an untraced program (trace_children=no): the
+# files made for it at the fork (its log=%p and massif.out.%p) are gone
+# again, empty; only the shell's own are left.
+rm -rf "$WORK/fxe"; mkdir -p "$WORK/fxe"
+(cd "$WORK/fxe" && env LEAKPROF_OPTIONS="log=fx.%p" LD_PRELOAD="$LIB" bash -c '/bin/true; /bin/true; echo done' >"$WORK/fxe.out" 2>/dev/null); rc=$?
+(cd "$WORK/fxe" && bash -c '/bin/true; /bin/true; echo done' >"$WORK/fxe.nat" 2>/dev/null); as_native "fork+exec of untraced programs" "$WORK/fxe.out" $rc "$WORK/fxe.nat" $?
+check "fork+exec: one log file, the shell's ($(ls "$WORK/fxe" | grep -c '^fx\.'))" [ "$(ls "$WORK/fxe" | grep -c '^fx\.')" = 1 ]
+check "fork+exec: one massif file, the shell's ($(ls "$WORK/fxe" | grep -c '^massif\.out\.'))" [ "$(ls "$WORK/fxe" | grep -c '^massif\.out\.')" = 1 ]
 
 # daemon(): glibc's parent leaves by its internal _exit, past our hook; as
 # under Memcheck, the parent reports (its 11 bytes reachable) and so does
