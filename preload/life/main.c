@@ -20,6 +20,7 @@
 #include "preload/life/child_env.h"
 #include "preload/life/command.h"
 #include "preload/life/config.h"
+#include "preload/life/cred_hooks.h"
 #include "preload/life/diag.h"
 #include "preload/life/exec_hooks.h"
 #include "preload/life/fs_hooks.h"
@@ -84,6 +85,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_signal_init();
     lp_fatal_signal_init();
     lp_process_hooks_init();
+    lp_cred_hooks_init();
 }
 
 __attribute__((destructor(101))) static void leakprof_fini(void)

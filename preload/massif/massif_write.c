@@ -6,14 +6,14 @@
  * only as far as the trees' significant nodes need (contexts.c), label
  * frames through the symbolizer and write with report/massif's writer to
  * a temporary file renamed into place.
- * A fork child's own file (massif.out.%p) is also created at the fork,
- * while the child still has its parent's rights, and kept open: a worker
- * that then drops them (nginx's setuid to www-data) cannot create a file
- * in its start-up directory any more, and its profile went lost ("cannot
- * write ... Permission denied"). The final file is still written by
- * rename when the directory allows; when it does not, through the file
- * kept open. A child that execs removes the file if still empty (the
- * new image writes its own), as report_log.c does for the log.
+ * A process about to change its credentials (cred_hooks.c: nginx's
+ * workers setuid to www-data) makes its final file first, while it still
+ * may, and keeps it open: past the change it cannot create a file in its
+ * start-up directory any more, and its profile went lost ("cannot write
+ * ... Permission denied"). The final file is still written by rename
+ * when the directory allows; when it does not, through the file kept
+ * open. A process that execs removes the file if still empty (the new
+ * image writes its own), as report_log.c does for the log.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
@@ -45,7 +45,8 @@ static struct {
     char cmd[8192];
     int final_done;
     pthread_mutex_t write_lock;
-    int kept_fd, kept_pid; /* a fork child's file, made at the fork */
+    int kept_fd, kept_pid; /* the final file, made before a set*id */
+    int keeping;           /* lp_massif_write_keep_file is under way */
 } wr = {
     .write_lock = PTHREAD_MUTEX_INITIALIZER,
     .kept_fd = -1,
@@ -85,29 +86,38 @@ static int resolve_path(char *out, size_t n, unsigned seq);
 
 void lp_massif_write_atfork_child(void)
 {
-    char path[LP_CONFIG_PATH_MAX + 32];
-    int fd;
-
     pthread_mutex_init(&wr.write_lock, NULL);
     wr.final_done = 0;
+    wr.keeping = 0;
     if (wr.kept_fd >= 0) /* the parent's: not this child's to write */
         lp_fd_guard_close(&wr.kept_fd);
-    if (!lp_massif_enabled() || !lp_config_per_process(lp_config.massif) ||
-        resolve_path(path, sizeof(path), 0) != 0)
-        return;
-    fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-                                O_CLOEXEC, 0666); /* the umask applies */
-    if (fd < 0)
-        return; /* the exit tries by itself */
-    wr.kept_fd = lp_fd_guard_lift(fd);
-    wr.kept_pid = getpid();
-    lp_fd_guard_keep(&wr.kept_fd);
 }
 
 /* This process's kept file, if it has one. */
 static bool have_kept(void)
 {
     return wr.kept_fd >= 0 && wr.kept_pid == getpid();
+}
+
+/* No lock: set*id may be called from a signal handler. */
+void lp_massif_write_keep_file(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd;
+
+    if (!lp_massif_enabled() || have_kept() ||
+        lp_xchg_acq_rel(&wr.keeping, 1))
+        return;
+    if (resolve_path(path, sizeof(path), 0) == 0) {
+        fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                                    O_CLOEXEC, 0666); /* the umask applies */
+        if (fd >= 0) { /* else the exit tries by itself */
+            wr.kept_fd = lp_fd_guard_lift(fd);
+            wr.kept_pid = getpid();
+            lp_fd_guard_keep(&wr.kept_fd);
+        }
+    }
+    lp_store_release(&wr.keeping, 0);
 }
 
 void lp_massif_write_before_exec(void)

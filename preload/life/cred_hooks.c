@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cred_hooks.c - setuid, setgid and the rest of the set*id family.
+ *
+ * A process that drops its privileges (nginx's and apache's workers,
+ * daemons started as root) may no longer create files in the directory
+ * it started in, and its massif.out file was lost at exit: "cannot write
+ * massif.out.PID: Permission denied". Before the first change of
+ * credentials, the massif writer makes its final file and keeps it open
+ * (lp_massif_write_keep_file); the exit writes through it when the
+ * directory refuses a new file. The leak report's log=%p file is opened
+ * at the fork already (report_log.c). Each hook then does exactly what
+ * the real function does, errno included.
+ * Context: BOOT (lp_cred_hooks_init), then COLD (any thread; glibc's own
+ * set*id broadcast to the other threads is untouched).
+ */
+#include "preload/life/cred_hooks.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <grp.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "preload/hot/guard.h"
+#include "preload/hot/massif_state.h"
+#include "preload/lp.h"
+
+typedef int id1_fn(unsigned);
+typedef int id2_fn(unsigned, unsigned);
+typedef int id3_fn(unsigned, unsigned, unsigned);
+typedef int groups_fn(size_t, const gid_t *);
+
+static struct {
+    id1_fn *setuid, *setgid, *seteuid, *setegid;
+    id2_fn *setreuid, *setregid;
+    id3_fn *setresuid, *setresgid;
+    groups_fn *setgroups;
+} real;
+
+void lp_cred_hooks_init(void)
+{
+    bool held = lp_guard_held;
+
+    lp_guard_held = true; /* dlsym may allocate: not the program's */
+    real.setuid = (id1_fn *)dlsym(RTLD_NEXT, "setuid");
+    real.setgid = (id1_fn *)dlsym(RTLD_NEXT, "setgid");
+    real.seteuid = (id1_fn *)dlsym(RTLD_NEXT, "seteuid");
+    real.setegid = (id1_fn *)dlsym(RTLD_NEXT, "setegid");
+    real.setreuid = (id2_fn *)dlsym(RTLD_NEXT, "setreuid");
+    real.setregid = (id2_fn *)dlsym(RTLD_NEXT, "setregid");
+    real.setresuid = (id3_fn *)dlsym(RTLD_NEXT, "setresuid");
+    real.setresgid = (id3_fn *)dlsym(RTLD_NEXT, "setresgid");
+    real.setgroups = (groups_fn *)dlsym(RTLD_NEXT, "setgroups");
+    lp_guard_held = held;
+}
+
+/* Before any change: our files while we may still make them. */
+static void before_change(void)
+{
+    int saved = errno;
+
+    lp_massif_write_keep_file();
+    errno = saved;
+}
+
+static int missing(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+#define HOOK1(name) \
+    LP_EXPORT int name(uid_t a) \
+    { \
+        if (!real.name) \
+            return missing(); \
+        before_change(); \
+        return real.name(a); \
+    }
+#define HOOK2(name) \
+    LP_EXPORT int name(uid_t a, uid_t b) \
+    { \
+        if (!real.name) \
+            return missing(); \
+        before_change(); \
+        return real.name(a, b); \
+    }
+#define HOOK3(name) \
+    LP_EXPORT int name(uid_t a, uid_t b, uid_t c) \
+    { \
+        if (!real.name) \
+            return missing(); \
+        before_change(); \
+        return real.name(a, b, c); \
+    }
+
+/* uid_t and gid_t are both unsigned int on Linux. */
+HOOK1(setuid)
+HOOK1(seteuid)
+HOOK2(setreuid)
+HOOK3(setresuid)
+HOOK1(setgid)
+HOOK1(setegid)
+HOOK2(setregid)
+HOOK3(setresgid)
+
+int setgroups(size_t n, const gid_t *list);
+LP_EXPORT int setgroups(size_t n, const gid_t *list)
+{
+    if (!real.setgroups)
+        return missing();
+    before_change();
+    return real.setgroups(n, list);
+}
