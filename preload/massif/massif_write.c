@@ -325,7 +325,7 @@ static int resolve_path(char *out, size_t n, unsigned seq)
     return r > 0 && (size_t)r < n ? 0 : -ENAMETOOLONG;
 }
 
-/* Write m into the file kept open since the fork (the directory is
+/* Write m into the file kept open since the set*id (the directory is
  * closed to us now). 0 or -errno. */
 static int write_kept(const struct lp_massif *m)
 {
