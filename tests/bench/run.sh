@@ -35,8 +35,9 @@ cd "$(dirname "$0")/../.." || exit 2
 TOP=$(pwd)
 RUNS=${RUNS:-3}
 OPS=${OPS:-2000000}
-lib=${BENCH_LIB:-$TOP/$O/libleakprof.so}
-bindir=$TOP/$O/bench
+case $O in /*) out=$O ;; *) out=$TOP/$O ;; esac # O may be absolute
+lib=${BENCH_LIB:-$out/libleakprof.so}
+bindir=$out/bench
 mkdir -p "$bindir"
 cc -O2 -g -pthread -o "$bindir/bench_malloc" tests/bench/bench_malloc.c || exit 1
 cc -O2 -g -o "$bindir/live_blocks" tests/bench/live_blocks.c || exit 1
