@@ -610,6 +610,21 @@ static Dwarf_Files *files_at(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr ad
     return files_of(cu_of(sym, mod, addr, &bias));
 }
 
+/* The module mapped at addr, or NULL. dwfl_addrmodule alone also names
+ * the highest module for an address past every mapping (a smashed
+ * stack's 0x7878787878787877 came out "in ld-linux-x86-64.so.2", where
+ * Memcheck prints "???"): the module's own bounds decide. */
+static Dwfl_Module *module_at(struct lp_sym *sym, uintptr_t addr)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, addr);
+    Dwarf_Addr lo = 0, hi = 0;
+
+    if (mod == NULL ||
+        dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) == NULL)
+        return mod;
+    return addr >= lo && addr < hi ? mod : NULL;
+}
+
 static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
                             struct lp_sym_frame *out, int max)
 {
@@ -622,7 +637,7 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
     out->addr = addr;
     if (!lp_sym_ensure(sym))
         return 1;
-    mod = dwfl_addrmodule(sym->dwfl, addr);
+    mod = module_at(sym, addr);
     if (mod == NULL)
         return 1;
     modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -672,7 +687,7 @@ const char *lp_sym_symbol(struct lp_sym *sym, uintptr_t addr,
 
     if (!lp_sym_ensure(sym))
         return NULL;
-    mod = dwfl_addrmodule(sym->dwfl, addr);
+    mod = module_at(sym, addr);
     if (mod == NULL)
         return NULL;
     name = addr_symbol(sym, mod, addr, &off, &esym);
@@ -722,7 +737,7 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
     if (!lp_sym_ensure(sym))
         return NULL;
     lp_sym_cache_miss(sym, addr);
-    mod = dwfl_addrmodule(sym->dwfl, addr);
+    mod = module_at(sym, addr);
     if (mod != NULL)
         name = function_symbol(sym, mod, addr);
     if (name != NULL)

@@ -19,7 +19,8 @@
  * handler returns, ours comes back (the program's view: SIG_DFL, as
  * glibc would leave it) and glibc's abort does the rest. The program's
  * handler runs once, as natively.
- * __assert_fail(), __assert_perror_fail(): glibc's call its own abort,
+ * __assert_fail(), __assert_perror_fail(), __stack_chk_fail(): glibc's
+ * call its own abort,
  * past ours, with the same end when the program's SIGABRT handler
  * returns; sigchain.c arms a one-shot wrapper of that handler instead
  * (lp_sigchain_arm_abort), and the real function is entered by a tail
@@ -189,6 +190,7 @@ typedef void (*assert_perror_fn)(int, const char *, unsigned int,
                                  const char *);
 static assert_fn real_assert;
 static assert_perror_fn real_assert_perror;
+static void (*real_stack_chk)(void);
 
 void __assert_fail(const char *expr, const char *file, unsigned int line,
                    const char *func);
@@ -214,6 +216,18 @@ LP_EXPORT void __assert_perror_fail(int err, const char *file,
         real = (assert_perror_fn)dlsym(RTLD_NEXT, "__assert_perror_fail");
     lp_sigchain_arm_abort(SIGABRT);
     real(err, file, line, func);
+}
+
+/* A function's stack protector found its canary overwritten. */
+void __stack_chk_fail(void);
+LP_EXPORT void __stack_chk_fail(void)
+{
+    void (*real)(void) = real_stack_chk;
+
+    if (real == NULL)
+        real = (void (*)(void))dlsym(RTLD_NEXT, "__stack_chk_fail");
+    lp_sigchain_arm_abort(SIGABRT);
+    real();
 }
 
 LP_EXPORT int daemon(int nochdir, int noclose)
@@ -260,6 +274,7 @@ void lp_process_hooks_init(void)
     real_assert = (assert_fn)dlsym(RTLD_NEXT, "__assert_fail");
     real_assert_perror =
         (assert_perror_fn)dlsym(RTLD_NEXT, "__assert_perror_fail");
+    real_stack_chk = (void (*)(void))dlsym(RTLD_NEXT, "__stack_chk_fail");
     lp_guard_held = held;
     (void)at_quick_exit(quick_exit_last);
 }

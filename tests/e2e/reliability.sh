@@ -186,6 +186,49 @@ for how in abort term segv thread_segv overflow thread_overflow cleanup_term abo
     esac
 done
 
+# A stack protector's failure with a SIGABRT handler of the program's that
+# returns: glibc's __stack_chk_fail calls glibc's own abort, as assert does.
+# The smashed frames past the first garbage one differ (Memcheck walks
+# the garbage further): the block is compared up to there.
+cat >"$WORK/smash.c" <<'SMASH'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static volatile size_t len = 64;
+static void note(int sig) { (void)sig; printf("abort handler\n"); fflush(stdout); }
+__attribute__((noinline)) static void smash(const char *s)
+{
+    char buf[8];
+    memset(buf, 'x', len);
+    printf("%s %c\n", s, buf[0]);
+}
+int main(void)
+{
+    char *keep = malloc(40);
+    strcpy(keep, "kept");
+    signal(SIGABRT, note);
+    puts("smashing");
+    fflush(stdout);
+    smash(keep);
+    return 0;
+}
+SMASH
+if cc -g -O0 -fstack-protector-all -o "$WORK/smash" "$WORK/smash.c" 2>/dev/null; then
+    (cd "$WORK" && timeout -k 5 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/sm.lp" LD_PRELOAD="$LIB" ./smash >"$WORK/sm.out" 2>/dev/null); rc=$?
+    ("$WORK/smash" >"$WORK/sm.nat"; exit $?) 2>/dev/null; as_native "stack smashing, handler returns" "$WORK/sm.out" $rc "$WORK/sm.nat" $?
+    check "stack smashing: the block" grep -q 'Process terminating with default action of signal 6' "$WORK/sm.lp"
+    check "stack smashing: the garbage return address is ???, in no object" grep -q 'by 0x7878787878787877: ???$' "$WORK/sm.lp"
+    if have_valgrind; then
+        (cd "$WORK" && timeout -k 5 300 valgrind --leak-check=full --log-file="$WORK/sm.mc" ./smash >/dev/null 2>&1)
+        smash_block() { fatal_block_abort "$1" | head -n 9; }
+        memcheck_diff "stack smashing: the block as memcheck's (abort.c's line aside)" smash_block "$WORK/sm.lp" "$WORK/sm.mc"
+        for k in "in use at exit" "total heap usage" "definitely lost" "still reachable"; do
+            check "stack smashing: '$k' as memcheck's" [ "$(grep "$k" "$WORK/sm.lp" | sed 's/^==[0-9]*==//')" = "$(grep "$k" "$WORK/sm.mc" | sed 's/^==[0-9]*==//')" ]
+        done
+    fi
+fi
+
 # An uncaught C++ exception (std::terminate, abort): no freeres runs on a
 # signal's death, so libstdc++'s emergency pool is still reachable, as
 # Memcheck counts it - not suppressed. The whole report as Memcheck's.

@@ -244,6 +244,14 @@ static void test_symbolize_unknown_address_gives_one_anonymous_frame(void **stat
     assert_true(f[0].addr == 0xF);
     lp_sym_describe(&f[0], NULL, buf, sizeof(buf));
     assert_string_equal(buf, "0xF: ???");
+    /* Past every mapping (a smashed stack's return address): no object,
+     * where libdw alone named the highest module. */
+    assert_int_equal(lp_sym_resolve(sym, 0x7878787878787878, true, f,
+                                    LP_SYM_MAX_INLINE), 1);
+    assert_null(f[0].fn);
+    assert_null(f[0].obj);
+    lp_sym_describe(&f[0], NULL, buf, sizeof(buf));
+    assert_string_equal(buf, "0x7878787878787877: ???");
     /* No symbolizer at all still answers. */
     assert_int_equal(lp_sym_resolve(NULL, 0x1234, false, f, 1), 1);
     assert_null(f[0].fn);
