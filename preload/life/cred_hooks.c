@@ -64,6 +64,19 @@ static void before_change(void)
     errno = saved;
 }
 
+/* A call before lp_cred_hooks_init (another library's constructor): the
+ * real function is looked up then. */
+static void *late(const char *name)
+{
+    bool held = lp_guard_held;
+    void *f;
+
+    lp_guard_held = true;
+    f = dlsym(RTLD_NEXT, name);
+    lp_guard_held = held;
+    return f;
+}
+
 static int missing(void)
 {
     errno = ENOSYS;
@@ -73,7 +86,7 @@ static int missing(void)
 #define HOOK1(name) \
     LP_EXPORT int name(uid_t a) \
     { \
-        if (!real.name) \
+        if (!real.name && !(real.name = late(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a); \
@@ -81,7 +94,7 @@ static int missing(void)
 #define HOOK2(name) \
     LP_EXPORT int name(uid_t a, uid_t b) \
     { \
-        if (!real.name) \
+        if (!real.name && !(real.name = late(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a, b); \
@@ -89,7 +102,7 @@ static int missing(void)
 #define HOOK3(name) \
     LP_EXPORT int name(uid_t a, uid_t b, uid_t c) \
     { \
-        if (!real.name) \
+        if (!real.name && !(real.name = late(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a, b, c); \
@@ -108,7 +121,7 @@ HOOK3(setresgid)
 int setgroups(size_t n, const gid_t *list);
 LP_EXPORT int setgroups(size_t n, const gid_t *list)
 {
-    if (!real.setgroups)
+    if (!real.setgroups && !(real.setgroups = late("setgroups")))
         return missing();
     before_change();
     return real.setgroups(n, list);
