@@ -35,6 +35,10 @@
  *                                  (as nginx's do), leaks 17 bytes and
  *                                  exits; prints "no setuid" and exits 3
  *                                  without the privilege
+ *   process_life drop_privileges   setgid and setuid to 65534 itself (a
+ *                                  daemon started as root), leak 19
+ *                                  bytes and exit; "no setuid" and 3
+ *                                  without the privilege
  *   process_life daemon_leak       keep 11 bytes, daemon(0, 0), leak 13
  *                                  in the daemon: a report from each
  *   process_life chdir_leak DIR    leak 21 bytes, chdir into DIR, exit 0:
@@ -389,6 +393,18 @@ static int worker_setuid(void)
     return 0;
 }
 
+static int drop_privileges(void)
+{
+    if (setgid(65534) != 0 || setuid(65534) != 0) {
+        printf("no setuid\n");
+        return 3;
+    }
+    sink = malloc(19);
+    sink = NULL;
+    printf("uid %d\n", (int)getuid());
+    return 0;
+}
+
 static int daemon_leak(void)
 {
     keep_reachable = malloc(11);
@@ -452,6 +468,8 @@ int main(int argc, char **argv)
         return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "drop_privileges"))
+        return drop_privileges();
     if (!strcmp(c, "worker_setuid"))
         return worker_setuid();
     if (!strcmp(c, "daemon_leak"))

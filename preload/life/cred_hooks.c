@@ -8,8 +8,8 @@
  * massif.out.PID: Permission denied". Before the first change of
  * credentials, the massif writer makes its final file and keeps it open
  * (lp_massif_write_keep_file); the exit writes through it when the
- * directory refuses a new file. The leak report's log=%p file is opened
- * at the fork already (report_log.c). Each hook then does exactly what
+ * directory refuses a new file. The leak report's log file is opened
+ * then too (lp_report_log_keep_file), where a fork has not opened it. Each hook then does exactly what
  * the real function does, errno included.
  * Context: BOOT (lp_cred_hooks_init), then COLD (any thread; glibc's own
  * set*id broadcast to the other threads is untouched).
@@ -24,6 +24,7 @@
 
 #include "preload/hot/guard.h"
 #include "preload/hot/massif_state.h"
+#include "preload/scan/report_log.h"
 #include "preload/lp.h"
 
 typedef int id1_fn(unsigned);
@@ -60,6 +61,7 @@ static void before_change(void)
 {
     int saved = errno;
 
+    lp_report_log_keep_file();
     lp_massif_write_keep_file();
     errno = saved;
 }

@@ -16,6 +16,12 @@
  * (fd_guard.h). If the child execs while its file is still empty, the
  * file goes: the program it becomes opens its own if it is traced, and a
  * fork+exec of an untraced one leaves nothing behind.
+ * A process about to change its credentials (cred_hooks.c) opens its
+ * file then, for the same reason: a daemon started as root that drops
+ * them could not open its own %p file (nor append to a shared one, root's
+ * 0644) at exit any more. A fork child opens a shared file at the fork
+ * too (or keeps its parent's), to append to it as Valgrind's children
+ * append to the log they inherit.
  * A file that cannot be opened costs one line, and the report goes to
  * stderr: nothing is lost.
  */
@@ -89,23 +95,58 @@ void lp_report_log_write(const char *buf, size_t len, bool append_only)
     close(fd);
 }
 
+/* No lock: set*id may be called from a signal handler. */
+void lp_report_log_keep_file(void)
+{
+    char path[LP_CONFIG_PATH_MAX + 32];
+    int fd, pid = getpid(), flags = OPEN_FLAGS | O_APPEND;
+
+    if (!lp_config.log[0] || (lg.fd >= 0 && lg.fd_pid == pid) ||
+        lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
+        return;
+    if (lp_config_per_process(lp_config.log) &&
+        (!lg.truncated || lg.truncated_pid != pid))
+        flags |= O_TRUNC;
+    fd = lp_root_open(path, flags, 0666); /* the umask applies */
+    if (fd < 0)
+        return; /* the report tries again, then stderr */
+    if (lg.fd >= 0)
+        lp_fd_guard_close(&lg.fd);
+    lg.fd = lp_fd_guard_lift(fd);
+    lg.fd_pid = pid;
+    if (flags & O_TRUNC) {
+        lg.truncated = true;
+        lg.truncated_pid = pid;
+    }
+    lp_fd_guard_keep(&lg.fd);
+}
+
 void lp_report_log_atfork_child(void)
 {
     char path[LP_CONFIG_PATH_MAX + 32];
     int fd, pid = getpid();
+    bool shared = lp_config.log[0] && !lp_config_per_process(lp_config.log);
 
+    if (lg.fd >= 0 && shared) {
+        lg.fd_pid = pid; /* the one shared file: the child appends too */
+        return;
+    }
     if (lg.fd >= 0) /* the parent's: not this child's to write */
         lp_fd_guard_close(&lg.fd);
-    if (!lp_config.log[0] || !lp_config_per_process(lp_config.log) ||
+    if (!lp_config.log[0] ||
         lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
         return;
-    fd = lp_root_open(path, OPEN_FLAGS | O_TRUNC | O_APPEND, 0666);
+    /* A shared file as Valgrind's child shares its parent's: appended. */
+    fd = lp_root_open(path, OPEN_FLAGS | O_APPEND | (shared ? 0 : O_TRUNC),
+                      0666);
     if (fd < 0)
         return; /* the report tries again, then stderr */
     lg.fd = lp_fd_guard_lift(fd);
     lg.fd_pid = pid;
-    lg.truncated = true;
-    lg.truncated_pid = pid;
+    if (!shared) {
+        lg.truncated = true;
+        lg.truncated_pid = pid;
+    }
     lp_fd_guard_keep(&lg.fd);
 }
 
@@ -116,7 +157,8 @@ void lp_report_log_before_exec(void)
 
     if (lg.fd < 0 || lg.fd_pid != getpid())
         return;
-    if (fstat(lg.fd, &st) == 0 && st.st_size == 0 &&
+    if (lp_config_per_process(lp_config.log) && /* a shared file stays */
+        fstat(lg.fd, &st) == 0 && st.st_size == 0 &&
         lp_config_expand(lp_config.log, getpid(), path, sizeof(path)) == 0)
         (void)lp_root_unlink(path);
     lp_fd_guard_close(&lg.fd);

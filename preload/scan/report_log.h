@@ -20,6 +20,10 @@ void lp_report_log_write(const char *buf, size_t len, bool append_only);
 /* In a fork child: open its own log=%p file now (fork.c). */
 void lp_report_log_atfork_child(void);
 
+/* The process is about to change its credentials (cred_hooks.c): open
+ * its log file now, while it still may. */
+void lp_report_log_keep_file(void);
+
 /* The process is about to exec: a log=%p file opened at its fork and
  * still empty goes (the program it becomes writes its own, if traced). */
 void lp_report_log_before_exec(void);

@@ -263,6 +263,12 @@ else
     as_native "worker_setuid" "$WORK/ws.out" $rc "$WORK/ws.nat" $nrc
     check "setuid worker: its report in its own log file" sh -c "grep -l '17 bytes in 1 blocks are definitely lost' '$WORK'/wsd/ws.* >/dev/null 2>&1"
     check "setuid worker: nothing fell back to stderr" sh -c "! grep -q 'cannot open' '$WORK/ws.err'"
+    # A shared log (no %p): the worker appends its report there too.
+    rm -rf "$WORK/wss"; mkdir -p "$WORK/wss"; chmod 755 "$WORK/wss"
+    (cd "$WORK/wss" && env LEAKPROF_OPTIONS="massif=0:log=ws.shared" LD_PRELOAD="$LIB" "$P" worker_setuid >"$WORK/wss.out" 2>"$WORK/wss.err"); rc=$?
+    as_native "worker_setuid, shared log" "$WORK/wss.out" $rc "$WORK/ws.nat" $nrc
+    check "setuid worker, shared log: both reports in it ($(grep -c 'HEAP SUMMARY' "$WORK/wss/ws.shared" 2>/dev/null))" [ "$(grep -c 'HEAP SUMMARY' "$WORK/wss/ws.shared" 2>/dev/null)" = 2 ]
+    check "setuid worker, shared log: nothing fell back to stderr" sh -c "! grep -q 'cannot open' '$WORK/wss.err'"
     # Its massif.out.%p too: made at the fork, written at its exit.
     rm -rf "$WORK/wsm"; mkdir -p "$WORK/wsm"; chmod 755 "$WORK/wsm"
     (cd "$WORK/wsm" && env LEAKPROF_OPTIONS="log=ws.%p" LD_PRELOAD="$LIB" "$P" worker_setuid >"$WORK/wsm.out" 2>"$WORK/wsm.err"); rc=$?
@@ -277,6 +283,23 @@ else
         fi
     done
 fi
+
+# A process that drops its own privileges (a daemon started as root): its
+# log file, %p or shared, and its massif file are opened before the
+# change, so the report and the profile land where asked, not on stderr.
+for lg in "dp.%p" "dp.shared"; do
+    rm -rf "$WORK/dpd"; mkdir -p "$WORK/dpd"; chmod 755 "$WORK/dpd"
+    (cd "$WORK/dpd" && env LEAKPROF_OPTIONS="log=$lg" LD_PRELOAD="$LIB" "$P" drop_privileges >"$WORK/dp.out" 2>"$WORK/dp.err"); rc=$?
+    (cd "$WORK/dpd" && "$P" drop_privileges >"$WORK/dp.nat" 2>/dev/null); nrc=$?
+    if [ "$nrc" = 3 ]; then
+        echo "SKIP: drop_privileges (no privilege to setuid)"
+        break
+    fi
+    as_native "drop_privileges, log=$lg" "$WORK/dp.out" $rc "$WORK/dp.nat" $nrc
+    check "drop_privileges, log=$lg: the report in its log file" sh -c "grep -l '19 bytes in 1 blocks are definitely lost' '$WORK'/dpd/dp.* >/dev/null 2>&1"
+    check "drop_privileges, log=$lg: nothing fell back to stderr" sh -c "! grep -q 'cannot' '$WORK/dp.err'"
+    check "drop_privileges, log=$lg: a whole massif file" sh -c "grep -q '^snapshot=' '$WORK'/dpd/massif.out.*"
+done
 
 # A fork child that execs an untraced program (trace_children=no): the
 # files made for it at the fork (its log=%p and massif.out.%p) are gone
