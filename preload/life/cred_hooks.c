@@ -9,8 +9,9 @@
  * credentials, the massif writer makes its final file and keeps it open
  * (lp_massif_write_keep_file); the exit writes through it when the
  * directory refuses a new file. The leak report's log file is opened
- * then too (lp_report_log_keep_file), where a fork has not opened it. Each hook then does exactly what
- * the real function does, errno included.
+ * then too (lp_report_log_keep_file), where a fork has not opened it.
+ * Each hook then does exactly what the real function does, errno
+ * included.
  * Context: BOOT (lp_cred_hooks_init), then COLD (any thread; glibc's own
  * set*id broadcast to the other threads is untouched).
  */
@@ -39,21 +40,29 @@ static struct {
     groups_fn *setgroups;
 } real;
 
-void lp_cred_hooks_init(void)
+/* dlsym may allocate: not the program's. */
+static void *lookup(const char *name)
 {
     bool held = lp_guard_held;
+    void *f;
 
-    lp_guard_held = true; /* dlsym may allocate: not the program's */
-    real.setuid = (id1_fn *)dlsym(RTLD_NEXT, "setuid");
-    real.setgid = (id1_fn *)dlsym(RTLD_NEXT, "setgid");
-    real.seteuid = (id1_fn *)dlsym(RTLD_NEXT, "seteuid");
-    real.setegid = (id1_fn *)dlsym(RTLD_NEXT, "setegid");
-    real.setreuid = (id2_fn *)dlsym(RTLD_NEXT, "setreuid");
-    real.setregid = (id2_fn *)dlsym(RTLD_NEXT, "setregid");
-    real.setresuid = (id3_fn *)dlsym(RTLD_NEXT, "setresuid");
-    real.setresgid = (id3_fn *)dlsym(RTLD_NEXT, "setresgid");
-    real.setgroups = (groups_fn *)dlsym(RTLD_NEXT, "setgroups");
+    lp_guard_held = true;
+    f = dlsym(RTLD_NEXT, name);
     lp_guard_held = held;
+    return f;
+}
+
+void lp_cred_hooks_init(void)
+{
+    real.setuid = lookup("setuid");
+    real.setgid = lookup("setgid");
+    real.seteuid = lookup("seteuid");
+    real.setegid = lookup("setegid");
+    real.setreuid = lookup("setreuid");
+    real.setregid = lookup("setregid");
+    real.setresuid = lookup("setresuid");
+    real.setresgid = lookup("setresgid");
+    real.setgroups = lookup("setgroups");
 }
 
 /* Before any change: our files while we may still make them. */
@@ -66,19 +75,8 @@ static void before_change(void)
     errno = saved;
 }
 
-/* A call before lp_cred_hooks_init (another library's constructor): the
- * real function is looked up then. */
-static void *late(const char *name)
-{
-    bool held = lp_guard_held;
-    void *f;
-
-    lp_guard_held = true;
-    f = dlsym(RTLD_NEXT, name);
-    lp_guard_held = held;
-    return f;
-}
-
+/* Without the real function: a call before lp_cred_hooks_init (another
+ * library's constructor) looks it up then. */
 static int missing(void)
 {
     errno = ENOSYS;
@@ -88,7 +86,7 @@ static int missing(void)
 #define HOOK1(name) \
     LP_EXPORT int name(uid_t a) \
     { \
-        if (!real.name && !(real.name = late(#name))) \
+        if (!real.name && !(real.name = lookup(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a); \
@@ -96,7 +94,7 @@ static int missing(void)
 #define HOOK2(name) \
     LP_EXPORT int name(uid_t a, uid_t b) \
     { \
-        if (!real.name && !(real.name = late(#name))) \
+        if (!real.name && !(real.name = lookup(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a, b); \
@@ -104,7 +102,7 @@ static int missing(void)
 #define HOOK3(name) \
     LP_EXPORT int name(uid_t a, uid_t b, uid_t c) \
     { \
-        if (!real.name && !(real.name = late(#name))) \
+        if (!real.name && !(real.name = lookup(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a, b, c); \
@@ -123,7 +121,7 @@ HOOK3(setresgid)
 int setgroups(size_t n, const gid_t *list);
 LP_EXPORT int setgroups(size_t n, const gid_t *list)
 {
-    if (!real.setgroups && !(real.setgroups = late("setgroups")))
+    if (!real.setgroups && !(real.setgroups = lookup("setgroups")))
         return missing();
     before_change();
     return real.setgroups(n, list);

@@ -20,9 +20,8 @@
  * glibc would leave it) and glibc's abort does the rest. The program's
  * handler runs once, as natively.
  * __assert_fail(), __assert_perror_fail(), __stack_chk_fail(): glibc's
- * call its own abort,
- * past ours, with the same end when the program's SIGABRT handler
- * returns; sigchain.c arms a one-shot wrapper of that handler instead
+ * call its own abort, past ours, with the same end when the program's
+ * SIGABRT handler returns; sigchain.c arms a one-shot wrapper of that handler instead
  * (lp_sigchain_arm_abort), and the real function is entered by a tail
  * call, so the program's stack shows no frame of ours, as Memcheck's.
  * daemon(): glibc's parent leaves by its internal _exit, past our hook,

@@ -44,6 +44,13 @@
  * abort): the kernel runs on_abort_once; queries answer from the view. */
 #define MODE_ABORT 4
 
+/* The modes of a YIELD signal whose kernel handler is the program's, or
+ * a wrapper of ours standing for it. */
+static bool stepped_aside(int mode)
+{
+    return mode == 0 || mode == MODE_RESET || mode == MODE_ABORT;
+}
+
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 static struct {
@@ -96,6 +103,23 @@ static bool is_reset_handler(const struct sigaction *act)
             (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN));
 }
 
+/* From a handler (no lock): ours back on signo, the program's view
+ * SIG_DFL, as the kernel or glibc would leave it. False if it could not. */
+static bool ours_in_handler(sigaction_fn real, int signo)
+{
+    struct sigaction sa;
+
+    if (!real || !chain.sig[signo].yielded)
+        return false;
+    fill_ours(&sa, chain.sig[signo].yielded, LP_SIGCHAIN_YIELD);
+    if (real(signo, &sa, NULL) != 0)
+        return false;
+    memset(&chain.sig[signo].view, 0, sizeof(chain.sig[signo].view));
+    chain.sig[signo].view.sa_handler = SIG_DFL;
+    lp_store_release(&chain.sig[signo].mode, (int)LP_SIGCHAIN_YIELD);
+    return true;
+}
+
 /*
  * The program's SA_RESETHAND handler is called. The kernel has just put
  * SIG_DFL back: ours goes there instead (the program's view: SIG_DFL, as
@@ -106,18 +130,11 @@ static bool is_reset_handler(const struct sigaction *act)
  */
 static void on_reset(int signo, siginfo_t *si, void *uc)
 {
-    struct sigaction prog = chain.sig[signo].view, sa;
+    struct sigaction prog = chain.sig[signo].view;
     sigaction_fn real = lp_load_acquire(&chain.real);
     int saved = errno;
 
-    if (real && chain.sig[signo].yielded) {
-        fill_ours(&sa, chain.sig[signo].yielded, LP_SIGCHAIN_YIELD);
-        if (real(signo, &sa, NULL) == 0) {
-            memset(&chain.sig[signo].view, 0, sizeof(chain.sig[signo].view));
-            chain.sig[signo].view.sa_handler = SIG_DFL;
-            lp_store_release(&chain.sig[signo].mode, (int)LP_SIGCHAIN_YIELD);
-        }
-    }
+    (void)ours_in_handler(real, signo);
     errno = saved;
     if (prog.sa_flags & SA_SIGINFO)
         prog.sa_sigaction(signo, si, uc);
@@ -157,7 +174,7 @@ static int wrap_reset(sigaction_fn real, int signo, const struct sigaction *act,
  */
 static void on_abort_once(int signo, siginfo_t *si, void *uc)
 {
-    struct sigaction prog = chain.sig[signo].view, sa;
+    struct sigaction prog = chain.sig[signo].view;
     sigaction_fn real = lp_load_acquire(&chain.real);
     int saved = errno;
 
@@ -169,16 +186,9 @@ static void on_abort_once(int signo, siginfo_t *si, void *uc)
     else
         prog.sa_handler(signo);
     saved = errno;
-    if (real && chain.sig[signo].yielded &&
-        lp_load_relaxed(&chain.sig[signo].mode) == 0) {
-        fill_ours(&sa, chain.sig[signo].yielded, LP_SIGCHAIN_YIELD);
-        if (real(signo, &sa, NULL) == 0) {
-            memset(&chain.sig[signo].view, 0, sizeof(chain.sig[signo].view));
-            chain.sig[signo].view.sa_handler = SIG_DFL;
-            lp_store_release(&chain.sig[signo].mode, (int)LP_SIGCHAIN_YIELD);
-            raise(signo);
-        }
-    }
+    if (lp_load_relaxed(&chain.sig[signo].mode) == 0 &&
+        ours_in_handler(real, signo))
+        raise(signo);
     errno = saved;
 }
 
@@ -276,7 +286,7 @@ bool lp_sigchain_yielded(int signo)
     if (signo <= 0 || signo >= NSIGS)
         return false;
     mode = lp_load_acquire(&chain.sig[signo].mode);
-    return (mode == 0 || mode == MODE_RESET || mode == MODE_ABORT) &&
+    return stepped_aside(mode) &&
            lp_load_relaxed(&chain.sig[signo].yielded) != NULL &&
            lp_load_acquire(&lp_state) == LP_STATE_READY;
 }
@@ -291,8 +301,7 @@ void lp_sigchain_take_back(int signo)
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
     lp_spin_lock(&chain.lock);
-    if (chain.sig[signo].mode == 0 || chain.sig[signo].mode == MODE_RESET ||
-        chain.sig[signo].mode == MODE_ABORT)
+    if (stepped_aside(chain.sig[signo].mode))
         (void)take_back(real, signo, &dfl, NULL);
     lp_spin_unlock(&chain.lock);
 }
