@@ -172,11 +172,17 @@ static const char *suggest_value(const struct lp_option *o, const char *typed)
     return word;
 }
 
+/* Append key=value to the LEAKPROF_OPTIONS text, the value quoted when
+ * it holds a separator (':', whitespace) or a quote: with " unless it
+ * holds one (set_option refused a value holding both). */
 static int add_item(struct lp_cli *cli, const char *key, const char *value)
 {
     size_t len = strlen(cli->opts);
-    int n = snprintf(cli->opts + len, sizeof(cli->opts) - len, "%s%s=%s",
-                     len ? ":" : "", key, value);
+    const char *q = strpbrk(value, ": \t\n\r'\"") == NULL ? ""
+                    : strchr(value, '"')                 ? "'"
+                                                         : "\"";
+    int n = snprintf(cli->opts + len, sizeof(cli->opts) - len, "%s%s=%s%s%s",
+                     len ? ":" : "", key, q, value, q);
 
     if (n < 0 || (size_t)n >= sizeof(cli->opts) - len) {
         cli->opts[len] = 0;
@@ -194,10 +200,10 @@ static int set_option(struct lp_cli *cli, const char *arg, const char *key,
     const struct lp_option *o = lp_option_find(key);
     const char *hint;
 
-    if (strchr(value, ':')) {
+    if (strchr(value, '\'') && strchr(value, '"')) {
         fprintf(stderr,
-                "leakprof: %s: a value cannot contain ':' (LEAKPROF_OPTIONS "
-                "separates options with ':')\n", arg);
+                "leakprof: %s: a value cannot hold both ' and \" "
+                "(LEAKPROF_OPTIONS quotes a value with one of them)\n", arg);
         return LP_CLI_ERROR;
     }
     if (!strcmp(key, "suppressions") &&

@@ -567,26 +567,64 @@ int lp_config_apply(struct lp_config *c, const char *key, const char *value)
     return o->set(c, value) ? 0 : -EINVAL;
 }
 
+static bool is_separator(char ch)
+{
+    return ch == ':' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+int lp_config_next_item(const char **p, char *item, size_t n)
+{
+    const char *s = *p;
+    char quote = 0;
+    size_t len = 0;
+    bool fits = true;
+
+    while (*s && is_separator(*s))
+        s++;
+    if (!*s) {
+        *p = s;
+        return 0;
+    }
+    for (; *s && (quote || !is_separator(*s)); s++) {
+        if (quote ? *s == quote : (*s == '\'' || *s == '"')) {
+            quote = quote ? 0 : *s;
+            continue;
+        }
+        if (len + 1 < n)
+            item[len++] = *s;
+        else
+            fits = false;
+    }
+    *p = s;
+    if (n)
+        item[len] = 0;
+    return fits ? (int)(len ? len : 1) : -1;
+}
+
 int lp_config_parse(struct lp_config *c, const char *text, bool warn)
 {
-    char buf[4096];
-    char *p, *item, *save = NULL;
-    int problems = 0;
+    char item[LP_CONFIG_PATH_MAX * 2];
+    const char *p = text;
+    int problems = 0, len;
 
     lp_config_defaults(c);
     if (!text || !*text)
         return 0;
-    if (strlen(text) >= sizeof(buf)) {
+    if (strlen(text) >= sizeof(c->options_text)) {
         warn_line(warn, false, "value too long", "LEAKPROF_OPTIONS", NULL);
         return 1;
     }
-    strcpy(buf, text);
     strcpy(c->options_text, text);
-    for (p = buf; (item = strtok_r(p, ":", &save)) != NULL; p = NULL) {
+    while ((len = lp_config_next_item(&p, item, sizeof(item))) != 0) {
         char *eq = strchr(item, '=');
         int rc;
 
-        if (!*item)
+        if (len < 0) {
+            warn_line(warn, c->from_cmdline, "value too long", item, NULL);
+            problems++;
+            continue;
+        }
+        if (!*item) /* only quotes: "" */
             continue;
         if (!eq) {
             warn_line(warn, c->from_cmdline, "option without a value", item,

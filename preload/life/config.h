@@ -4,8 +4,9 @@
 /*
  * config.h - LEAKPROF_OPTIONS, parsed once without allocating.
  *
- * The variable is a colon-separated list of key=value (DESIGN.md has the
- * table). Every option is one row of lp_options[]: its key, its default,
+ * The variable is a list of key=value separated by ':' or whitespace, as
+ * ASAN_OPTIONS is (DESIGN.md has the table); a value may be quoted ('...'
+ * or "...") to hold either. Every option is one row of lp_options[]: its key, its default,
  * the values it takes and its setter. The library and the leakprof
  * launcher both parse through that table, so an option is added in one
  * place and the launcher validates exactly what the library accepts.
@@ -92,6 +93,13 @@ void lp_config_defaults(struct lp_config *c);
 /* Apply one key=value to c, strictly: 0, -ENOENT (no such key) or
  * -EINVAL (bad value; c is unchanged for that option). */
 int lp_config_apply(struct lp_config *c, const char *key, const char *value);
+
+/* The next item of an options text, from *p (moved past it), into item
+ * (n bytes) with its quotes taken out: items are separated by ':' or
+ * whitespace, which a quoted run ('...' or "...") keeps. Returns its
+ * length (1 for an item of quotes only, which is empty), 0 at the end of
+ * the text, -1 when it did not fit (item holds its start). */
+int lp_config_next_item(const char **p, char *item, size_t n);
 
 /* Set defaults, then apply text (a LEAKPROF_OPTIONS value; may be NULL).
  * Returns the number of problems reported. warn == false stays silent. */

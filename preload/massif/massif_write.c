@@ -284,28 +284,25 @@ static void make_desc(char *out, size_t n)
         { "sample_bytes", "--sample-bytes=" }, /* ours: estimates */
     };
     const char *p = lp_config.options_text;
+    char item[LP_CONFIG_PATH_MAX * 2];
     size_t o = 0;
+    int len;
 
     out[0] = '\0';
-    while (*p) {
-        const char *end = strchr(p, ':'), *eq;
-        size_t len = end ? (size_t)(end - p) : strlen(p), i;
+    while ((len = lp_config_next_item(&p, item, sizeof(item))) != 0) {
+        const char *eq = strchr(item, '=');
+        size_t i;
 
-        eq = memchr(p, '=', len);
-        for (i = 0; eq && i < LP_ARRAY_SIZE(map); i++)
-            if (strlen(map[i].key) == (size_t)(eq - p) &&
-                !strncmp(p, map[i].key, (size_t)(eq - p))) {
-                int r = snprintf(out + o, n - o, "%s%s%.*s", o ? " " : "",
-                                 map[i].flag, (int)(len - (eq + 1 - p)),
-                                 eq + 1);
+        for (i = 0; len > 0 && eq && i < LP_ARRAY_SIZE(map); i++)
+            if (strlen(map[i].key) == (size_t)(eq - item) &&
+                !strncmp(item, map[i].key, (size_t)(eq - item))) {
+                int r = snprintf(out + o, n - o, "%s%s%s", o ? " " : "",
+                                 map[i].flag, eq + 1);
 
                 if (r > 0 && (size_t)r < n - o)
                     o += (size_t)r;
                 break;
             }
-        p += len;
-        if (*p == ':')
-            p++;
     }
     if (o == 0)
         snprintf(out, n, "(none)");

@@ -26,7 +26,7 @@ native empty ./empty
 # A typo never turns the gate off: exit 1, one line, the program not run.
 for args in "--error-exitcod=23" "--error-exitcode=abc" "--leak-chek=full" \
             "--leak-check=ful" "--xml=yes" "--track-origins=yes" "--depth" \
-            "--log-file=a:b" "-x" "--tool=helgrind" "--num-callers=0"; do
+            "--log-file=a'b\"c" "-x" "--tool=helgrind" "--num-callers=0"; do
     rm -f slow_app.out
     "$LP" $args ./slow_app >typo.out 2>typo.err; rc=$?
     check "'$args': exit 1" [ "$rc" = 1 ]
@@ -45,6 +45,21 @@ check "bad number names the range" grep -q "bad value 'abc', expected N (0..255)
 check "--xml: not supported" grep -qx "leakprof: --xml is not supported" typo.err
 "$LP" >/dev/null 2>typo.err; rc=$?
 check "no program: exit 1" [ "$rc" = 1 ]
+
+# A value may hold ':' and spaces (the launcher quotes it), and so may
+# LEAKPROF_OPTIONS, whose items ':' or whitespace separate, as ASAN_OPTIONS'.
+native sep ./slow_app
+rm -rf "lp dir"; mkdir -p "lp dir"
+"$LP" -q "--log-file=lp dir/a:b.%p.log" "--massif-out-file=lp dir/m x" ./slow_app >sep1.out 2>sep1.err
+like sep1 sep $?
+check "quoted --log-file: the report is in 'lp dir/a:b.PID.log'" sh -c 'grep -q "definitely lost in loss record" "lp dir"/a:b.*.log && [ ! -s sep1.err ]'
+check "quoted --massif-out-file: 'lp dir/m x' read by ms_print" sh -c 'ms_print "lp dir/m x" | grep -q "^Command:"'
+rm -rf "lp dir"; mkdir -p "lp dir"
+LEAKPROF_OPTIONS=" log='lp dir/x:y.log'  leak_check=summary	massif='lp dir/m' " LD_PRELOAD=$LIB ./slow_app >sep2.out 2>sep2.err
+like sep2 sep $?
+check "LEAKPROF_OPTIONS split on spaces: a summary report in 'lp dir/x:y.log'" sh -c 'grep -q "LEAK SUMMARY" "lp dir/x:y.log" && ! grep -q " at 0x" "lp dir/x:y.log"'
+check "LEAKPROF_OPTIONS split on spaces: no warning, massif in 'lp dir/m'" sh -c '[ ! -s sep2.err ] && [ -s "lp dir/m" ]'
+rm -rf "lp dir"
 
 # The Must-show command line: the report (Command: and 3-frame stacks) in
 # F, the massif file in M, the program's output and status untouched.

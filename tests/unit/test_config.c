@@ -56,6 +56,44 @@ static void test_config_parses_every_kind_of_value(void **state)
     assert_true(c.unwind_fp && c.log_json && c.gen_suppressions);
 }
 
+/* As ASAN_OPTIONS: ':' or whitespace between items; quotes keep both. */
+static void test_config_separators_and_quotes(void **state)
+{
+    struct lp_config c;
+
+    (void)state;
+    assert_int_equal(lp_config_parse(&c, " log=/tmp/a.log leak_check=summary\t"
+                                         "depth=7\n:massif='/tmp/m a:b' ",
+                                     false),
+                     0);
+    assert_string_equal(c.log, "/tmp/a.log");
+    assert_int_equal(c.leak_check, LP_CHECK_SUMMARY);
+    assert_int_equal(c.depth, 7);
+    assert_string_equal(c.massif, "/tmp/m a:b");
+    assert_int_equal(lp_config_parse(&c, "log=\"it's here\":suppressions=x\"y z\"",
+                                     false),
+                     0);
+    assert_string_equal(c.log, "it's here");
+    assert_string_equal(c.suppressions[0], "xy z");
+    /* An empty quoted item is nothing; a bare word is still an error. */
+    assert_int_equal(lp_config_parse(&c, "'' depth=3 flag", false), 1);
+    assert_int_equal(c.depth, 3);
+}
+
+static void test_config_next_item_reports_end_and_overflow(void **state)
+{
+    const char *p = "::  ab=1 'c d'  ";
+    char item[4];
+
+    (void)state;
+    assert_int_equal(lp_config_next_item(&p, item, sizeof(item)), -1);
+    assert_string_equal(item, "ab=");
+    assert_int_equal(lp_config_next_item(&p, item, sizeof(item)), 3);
+    assert_string_equal(item, "c d");
+    assert_int_equal(lp_config_next_item(&p, item, sizeof(item)), 0);
+    assert_int_equal(lp_config_next_item(&p, item, sizeof(item)), 0);
+}
+
 static void test_config_bad_values_are_counted_and_ignored(void **state)
 {
     struct lp_config c;
@@ -157,6 +195,8 @@ int main(void)
         cmocka_unit_test(test_config_defaults_match_the_design),
         cmocka_unit_test(test_config_parses_every_kind_of_value),
         cmocka_unit_test(test_config_bad_values_are_counted_and_ignored),
+        cmocka_unit_test(test_config_separators_and_quotes),
+        cmocka_unit_test(test_config_next_item_reports_end_and_overflow),
         cmocka_unit_test(test_config_expand_replaces_pid_and_percent),
         cmocka_unit_test(test_config_every_row_is_complete_and_its_default_parses),
         cmocka_unit_test(test_config_apply_is_strict),
