@@ -5,13 +5,15 @@
  * Order of lookup for --name[=value]: the launcher's own options, then
  * Valgrind's spellings (an alias table onto our keys), then the option
  * table of preload/life/config.c with dashes for underscores, then the
- * Valgrind options we knowingly do not implement ("not supported"), and
- * last a did-you-mean over every spelling we accept. A value is checked
+ * rest of Valgrind's options (cli_valgrind.c: accepted, mapped onto ours,
+ * or refused with the reason), and last a did-you-mean over every
+ * spelling we accept. A value is checked
  * by the same setter the library runs, on a scratch struct lp_config
  * that sees the options in order (so "more than 16 suppressions" is
  * caught too).
  */
 #include "tools/cli_options.h"
+#include "tools/cli_valgrind.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,36 +30,6 @@ static const struct {
     {"log-file", "log", "Valgrind's spelling of --log"},
     {"num-callers", "depth", "Valgrind's spelling of --depth"},
     {"massif-out-file", "massif", "Massif's spelling of --massif"},
-};
-
-/* Valgrind core, Memcheck and Massif options leakprof does not do: a
- * command line written for Valgrind stops here instead of running with
- * the option silently dropped. */
-static const char *const unsupported[] = {
-    "xml", "xml-fd", "xml-file", "xml-socket", "xml-user-comment",
-    "log-fd", "log-socket", "vgdb", "vgdb-error", "vgdb-stop-at",
-    "vgdb-prefix", "vgdb-shadow-registers", "track-origins", "track-fds",
-    "db-attach", "db-command", "undef-value-errors", "malloc-fill",
-    "free-fill", "freelist-big-blocks", "redzone-size", "partial-loads-ok",
-    "expensive-definedness-checks", "show-mismatched-frees",
-    "ignore-ranges", "ignore-range-below-sp", "leak-resolution",
-    "leak-check-heuristics", "show-possibly-lost",
-    "workaround-gcc296-bugs", "smc-check", "read-var-info",
-    "read-inline-info", "demangle", "error-limit", "show-below-main",
-    "fullpath-after", "extra-debuginfo-path", "debuginfo-server",
-    "allow-mismatched-debuginfo", "child-silent-after-fork",
-    "trace-children-skip-by-arg", "time-stamp", "error-markers",
-    "default-suppressions", "input-fd", "dsymutil", "max-stackframe",
-    "main-stacksize", "max-threads", "sim-hints", "fair-sched",
-    "kernel-variant", "merge-recursive-frames", "num-transtab-sectors",
-    "avg-transtab-entry-size", "aspace-minaddr", "valgrind-stacksize",
-    "show-emwarns", "require-text-symbol", "soname-synonyms",
-    "sigill-diagnostics", "unw-stack-scan-thresh", "unw-stack-scan-frames",
-    "resync-filter", "heap", "heap-admin", "stacks", "pages-as-heap",
-    "alloc-fn", "ignore-fn", "trace-malloc", "run-libc-freeres",
-    "run-cxx-freeres", "exit-on-first-error", "keep-debuginfo",
-    "show-leak-kinds-in-xml", "suppressions-file", "stats", "profile-heap",
-    "core-redzone-size", "redzone", "progress-interval", "command-line-only",
 };
 
 /* The launcher's own long options, for did-you-mean. */
@@ -134,6 +106,8 @@ static const char *suggest_option(const char *name)
         consider(name, spellings[i].name, &best, &bestd);
     for (i = 0; i < LP_ARRAY_SIZE(own); i++)
         consider(name, own[i], &best, &bestd);
+    for (i = 0; lp_cli_valgrind_name(i); i++)
+        consider(name, lp_cli_valgrind_name(i), &best, &bestd);
     return best;
 }
 
@@ -271,6 +245,7 @@ static int parse_one(struct lp_cli *cli, int argc, char **argv, int *i,
     const char *a = argv[*i], *eq, *value;
     char name[128], key[128];
     const struct lp_option *o;
+    struct lp_vg_answer vg;
     size_t k;
 
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -341,11 +316,20 @@ static int parse_one(struct lp_cli *cli, int argc, char **argv, int *i,
         }
         return set_option(cli, a, key, value);
     }
-    for (k = 0; k < LP_ARRAY_SIZE(unsupported); k++)
-        if (!strcmp(name, unsupported[k])) {
-            fprintf(stderr, "leakprof: --%s is not supported\n", name);
-            return LP_CLI_ERROR;
-        }
+    switch (lp_cli_valgrind(name, value, &cli->check, &vg)) {
+    case LP_VG_SAME:
+        return LP_CLI_RUN;
+    case LP_VG_MAP:
+        return set_option(cli, a, vg.key, vg.value);
+    case LP_VG_REFUSE:
+        fprintf(stderr, "leakprof: %s is not supported (%s)\n", a, vg.why);
+        return LP_CLI_ERROR;
+    case LP_VG_BAD:
+        fprintf(stderr, "leakprof: %s: bad value, expected %s\n", a, vg.why);
+        return LP_CLI_ERROR;
+    default:
+        break;
+    }
     value = suggest_option(name);
     if (value)
         fprintf(stderr, "leakprof: unknown option '%s' (did you mean --%s?)\n",
@@ -482,8 +466,13 @@ void lp_cli_usage(FILE *f)
     item(f, "-h, --help", "this text", NULL);
     item(f, "--version", "print the version (the same as leakprint's)", NULL);
     fprintf(f,
-            "\nOther Valgrind options (--xml, --track-origins, --vgdb, ...) are refused:\n"
-            "leakprof checks leaks and profiles the heap, it does not emulate the CPU.\n"
+            "\nOther Valgrind options: those that ask for what leakprof does anyway\n"
+            "(--track-origins=no, --leak-resolution=high) or that tune Valgrind's own\n"
+            "engine (--vgdb, --smc-check, --fair-sched, ...) are accepted; the old\n"
+            "--show-possibly-lost, --default-suppressions and --run-libc-freeres map\n"
+            "onto the options above; the rest (--xml=yes, --track-origins=yes, ...) are\n"
+            "refused with the reason: leakprof checks leaks and profiles the heap, it\n"
+            "does not emulate the CPU.\n"
             "\nExamples:\n"
             "  leakprof --leak-check=full --show-leak-kinds=all --log-file=out.txt ./app\n"
             "  leakprof --error-exitcode=23 --suppressions=known.supp ./test_parser\n"

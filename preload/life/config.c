@@ -196,6 +196,24 @@ static bool set_show_leak_kinds(struct lp_config *c, const char *v)
     return parse_kinds(v, &c->show_kinds);
 }
 
+/* Memcheck's --leak-check-heuristics: which interior pointers count as
+ * start pointers (classify.c says what each one accepts). */
+static bool set_heuristics(struct lp_config *c, const char *v)
+{
+    static const struct name_bits names[] = {
+        {"stdstring", 1u << LP_HEUR_STDSTRING},
+        {"length64", 1u << LP_HEUR_LENGTH64},
+        {"newarray", 1u << LP_HEUR_NEWARRAY},
+        {"multipleinheritance", 1u << LP_HEUR_MULTIPLEINHERITANCE},
+        {"all", (1u << LP_HEUR_STDSTRING) | (1u << LP_HEUR_LENGTH64) |
+                    (1u << LP_HEUR_NEWARRAY) |
+                    (1u << LP_HEUR_MULTIPLEINHERITANCE)},
+        {"none", 0},
+    };
+
+    return parse_set(v, names, LP_ARRAY_SIZE(names), &c->heuristics);
+}
+
 static bool set_show_reachable(struct lp_config *c, const char *v)
 {
     bool b;
@@ -450,6 +468,10 @@ const struct lp_option lp_options[] = {
      set_leak_check, 0},
     {"show_leak_kinds", "definite,possible", KINDS,
      "which loss records to print", set_show_leak_kinds, 0},
+    {"leak_check_heuristics", "all",
+     "stdstring,length64,newarray,multipleinheritance|all|none",
+     "interior pointers that still make a block reachable (Memcheck's heuristics)",
+     set_heuristics, 0},
     {"show_reachable", NULL, "yes|no",
      "yes: show_leak_kinds=all; no: the default kinds (Valgrind's spelling)",
      set_show_reachable, LP_OPT_BOOL},

@@ -33,6 +33,7 @@ struct lp_config {
     char log[LP_CONFIG_PATH_MAX];     /* "" = stderr */
     int leak_check;                   /* enum lp_leak_check */
     unsigned show_kinds, error_kinds; /* LP_KIND_BIT sets */
+    unsigned heuristics;              /* 1u << LP_HEUR_* (report/leaks.h) */
     int error_exitcode;
     char suppressions[LP_CONFIG_MAX_SUPP][LP_CONFIG_PATH_MAX];
     int nsuppressions;

@@ -35,6 +35,7 @@
 #include "preload/hot/arena.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/nursery.h"
+#include "preload/life/config.h"
 #include "preload/life/process.h"
 #include "preload/hot/table.h"
 #include "preload/life/thread_registry.h"
@@ -678,7 +679,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
             all_answered = false;
     core.maps = maps;
     core.nmaps = nmaps;
-    core.heuristics = LP_SCAN_HEUR_ALL;
+    core.heuristics = lp_config.heuristics;
     core.safe_read = true;
     core.safe_blocks = !all_answered;
     lp_scan_core_begin(&core);

@@ -63,7 +63,7 @@ comp() { # tool words...: the completions of the last word
         COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _leakprof; printf "%s\n" "${COMPREPLY[@]}"' _ \
         "$R/usr/share/bash-completion/completions/leakprof" "$@"
 }
-check "completion: --leak-c -> --leak-check=" [ "$(comp "$R/usr/bin/leakprof" --leak-c)" = "--leak-check=" ]
+check "completion: --leak-check-h -> --leak-check-heuristics=" [ "$(comp "$R/usr/bin/leakprof" --leak-check-h)" = "--leak-check-heuristics=" ]
 check "completion: --leak-check= values" [ "$(comp "$R/usr/bin/leakprof" --leak-check= | sort | tr '\n' ' ')" = "full no summary " ]
 check "completion: --log-file= is a file" [ "$(comp "$R/usr/bin/leakprof" --log-file=)" = FILES ]
 check "completion: after the program, the program's own" [ "$(comp "$R/usr/bin/leakprof" -q ./app --x)" = PROGRAM ]

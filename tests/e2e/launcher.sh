@@ -42,7 +42,7 @@ check "bad value names the choices, suggests full" grep -q "bad value 'ful', exp
 "$LP" --error-exitcode=abc ./slow_app >/dev/null 2>typo.err
 check "bad number names the range" grep -q "bad value 'abc', expected N (0..255)" typo.err
 "$LP" --xml=yes ./slow_app >/dev/null 2>typo.err
-check "--xml: not supported" grep -qx "leakprof: --xml is not supported" typo.err
+check "--xml: not supported, and why" grep -qx "leakprof: --xml=yes is not supported (reports are text, JSON (--log-format=json) or SARIF (--sarif=FILE))" typo.err
 "$LP" >/dev/null 2>typo.err; rc=$?
 check "no program: exit 1" [ "$rc" = 1 ]
 
@@ -99,6 +99,34 @@ check "valgrind spellings: preamble" sh -c "head -4 out.txt | grep -q 'leakprof-
 "$LP" --error-exitcode=23 --massif=0 --show-reachable=yes ./slow_app >gate.out 2>gate.err; rc=$?
 check "--error-exitcode=23 fires on slow_app" [ "$rc" = 23 ]
 check "gate: same stdout as native" cmp -s q.native.out gate.out
+
+# A command line written for Memcheck runs as it is: options that ask for
+# what leakprof does (or tune Valgrind's engine) are accepted, the old
+# --show-possibly-lost and --default-suppressions map onto ours, and the
+# report is Memcheck's with the same options. Asking for what leakprof
+# does not do still stops with the reason.
+cp "$SAMPLES/leak_kinds" .
+vgargs=(--leak-check=full --show-leak-kinds=all --show-possibly-lost=no
+        --track-origins=no --undef-value-errors=no --leak-resolution=high
+        --vgdb=no --smc-check=all --fair-sched=no --num-callers=20
+        --default-suppressions=yes --run-libc-freeres=yes --xml=no
+        --demangle=yes --error-limit=no --show-below-main=no
+        --leak-check-heuristics=stdstring)
+native vgc ./leak_kinds
+"$LP" --massif=0 --log-file=vgc.log "${vgargs[@]}" ./leak_kinds >vgc.out 2>vgc.err
+like vgc vgc $?
+check "Memcheck's command line: runs, no complaint" sh -c '[ ! -s vgc.err ] && grep -q "LEAK SUMMARY" vgc.log'
+check "--show-possibly-lost=no: no possibly-lost record" sh -c '! grep -q "are possibly lost in loss record" vgc.log && grep -q "are definitely lost in loss record" vgc.log'
+if have_valgrind; then
+    valgrind --log-file=vgc.mc "${vgargs[@]}" ./leak_kinds >/dev/null 2>&1
+    same_as_memcheck "Memcheck's command line: the whole report as Memcheck's" vgc.log vgc.mc
+fi
+for bad in --track-origins=yes --xml=yes --leak-resolution=low --demangle=no; do
+    "$LP" "$bad" ./slow_app >vgb.out 2>vgb.err; rc=$?
+    check "$bad: exit 1, one line with the reason" sh -c "[ $rc = 1 ] && [ ! -s vgb.out ] && [ \$(wc -l <vgb.err) = 1 ] && grep -q '^leakprof: $bad is not supported (.*)\$' vgb.err"
+done
+"$LP" --show-possibly-lost=perhaps ./slow_app >vgb.out 2>vgb.err; rc=$?
+check "--show-possibly-lost=perhaps: bad value" sh -c "[ $rc = 1 ] && grep -q 'bad value, expected yes|no' vgb.err"
 
 # Command: quoted as Memcheck quotes it (space < > \ escaped, control and
 # non-ASCII bytes as _), and Parent PID: with -v only when on stderr.

@@ -23,6 +23,19 @@ for p in leak_kinds cpp_containers cpp_inlined cpp_own_new atexit_many aligned_a
         fi
     fi
 done
+# --leak-check-heuristics: with none, the blocks only interior pointers
+# reach are possibly lost; with some, only those heuristics count. Every
+# loss record and the LEAK SUMMARY as Memcheck's with the same set.
+for h in none stdstring,newarray; do
+    for p in leak_kinds cpp_containers; do
+        run_lp "$WORK/h_$p.txt" "show_leak_kinds=all:leak_check_heuristics=$h" "$SAMPLES/$p"
+        check "$p, heuristics $h: not as with all" sh -c "! cmp -s '$WORK/h_$p.txt' '$WORK/$p.txt'"
+        if have_valgrind; then
+            run_mc "$WORK/mc_h_$p.txt" "--leak-check=full --show-leak-kinds=all --leak-check-heuristics=$h" "$SAMPLES/$p"
+            same_as_memcheck "$p, heuristics $h: whole report as memcheck's" "$WORK/h_$p.txt" "$WORK/mc_h_$p.txt"
+        fi
+    done
+done
 # Stacks that agree on their first depth frames and differ only beyond:
 # one loss record, as Memcheck keeps only --num-callers frames of each.
 for d in 30 12; do
