@@ -97,6 +97,7 @@ int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
 
     lp_commify(e->offset, off, sizeof(off));
     lp_commify(e->size, size, sizeof(size));
+    lp_line_error_begin(&w);
     if (e->thread_header > 0)
         lp_line(&w, "Thread %d:", e->thread_header);
     lp_line(&w, "%s", lp_heap_error_title(e->kind));
@@ -142,6 +143,7 @@ int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
         break;
     }
     lp_line(&w, "%s", "");
+    lp_line_error_end(&w);
     if (w.err == 0 && fflush(out) != 0)
         w.err = errno != 0 ? -errno : -EIO;
     return w.err;

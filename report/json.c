@@ -314,7 +314,7 @@ int lp_leaks_json_supp(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
             "],\n  \"errors\": %u,\n  \"error_contexts\": %u,\n"
             "  \"suppressed_errors\": %u,\n  \"suppressed_contexts\": %u\n}\n",
             errors + set->other_errors, errors + set->other_contexts,
-            serrors, serrors);
+            serrors + set->other_supp_errors, serrors + set->other_supp_contexts);
     if (fflush(out) != 0 || ferror(out))
         return errno ? -errno : -EIO;
     return 0;

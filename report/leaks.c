@@ -359,20 +359,6 @@ int lp_leaks_frames(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
 #define LP_VERSION "unknown"
 #endif
 
-void lp_line(struct lp_line_writer *w, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (w->err != 0 || w->mute)
-        return;
-    fprintf(w->f, "==%d== ", w->pid);
-    va_start(ap, fmt);
-    vfprintf(w->f, fmt, ap);
-    va_end(ap);
-    if (fputc('\n', w->f) == EOF || ferror(w->f))
-        w->err = errno != 0 ? -errno : -EIO;
-}
-
 static void print_header(struct lp_line_writer *w, const struct lp_loss_record *r,
                          size_t idx, size_t n, bool d)
 {
@@ -449,9 +435,11 @@ static int print_record(struct lp_line_writer *w, const struct lp_loss_record *r
     if (f == NULL)
         return -ENOMEM;
     nf = r->ips != NULL ? lp_leaks_frames(sym, r->ips, nips, f, (int)cap) : 0;
+    lp_line_error_begin(w);
     print_header(w, r, idx, n, deltas_shown(o));
     print_frames(w, f, nf, o);
     lp_line(w, "%s", "");
+    lp_line_error_end(w);
     if (o->gen_suppressions)
         print_suppression(w, r, f, nf);
     free(f);
@@ -643,6 +631,7 @@ static void print_command(struct lp_line_writer *w, const struct lp_leak_opts *o
 
 static void print_preamble(struct lp_line_writer *w, const struct lp_leak_opts *o)
 {
+    w->at_start = true;
     lp_line(w, "leakprof-%s, a memory leak checker and heap profiler", LP_VERSION);
     print_command(w, o);
     if (o->parent_pid > 0)
@@ -651,6 +640,7 @@ static void print_preamble(struct lp_line_writer *w, const struct lp_leak_opts *
         lp_line(w, "Sampled run (sample_bytes=%" PRIu64 "): heap and leak figures are estimates",
                 o->sample_bytes);
     lp_line(w, "%s", "");
+    w->at_start = false;
 }
 
 int lp_leaks_print_preamble(FILE *out, int pid, const struct lp_leak_opts *o)
@@ -759,7 +749,8 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
         if (!o.list_suppressions)
             lp_line(&w, "For lists of detected and suppressed errors, rerun with: -s");
         w.mute = o.quiet && !o.list_suppressions;
-        lp_line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)", e, ctx, s, s);
+        lp_line(&w, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)",
+                e, ctx, s + set->other_supp_errors, s + set->other_supp_contexts);
     }
     if (w.err == 0 && fflush(out) != 0)
         w.err = errno != 0 ? -errno : -EIO;

@@ -12,6 +12,7 @@
  *
  * Context: COLD. Memory: plain malloc (the caller holds the guard).
  */
+#include "report/line_writer.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,7 @@ struct lp_leak_set {
     /* Errors found before the leak search (invalid and mismatched frees):
      * they join the leak errors in ERROR SUMMARY (exit report only). */
     unsigned other_errors, other_contexts;
+    unsigned other_supp_errors, other_supp_contexts; /* of those, suppressed */
     /* Live reports only: lp_leaks_totals() of the previous search, all
      * zero the first time (Memcheck's first search compares with zero).
      * Records that vanished since then may stay in recs with bytes =
@@ -202,17 +204,6 @@ unsigned lp_leaks_suppressed_errors(const struct lp_leak_set *set,
  * live reporter stores this after printing and passes it back as
  * set->old next time. */
 void lp_leaks_totals(const struct lp_leak_set *set, struct lp_leak_totals *t);
-
-/* The report writers' output: "==PID== " lines with a sticky first error
- * (err, 0 or -errno); mute drops lines (quiet mode). */
-struct lp_line_writer {
-    FILE *f;
-    int pid;
-    int err;
-    bool mute;
-};
-void lp_line(struct lp_line_writer *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* Only the preamble (our tool line, Command:, Parent PID:), for a process
  * whose first output is not the leak report (a heap error): it is printed

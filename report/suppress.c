@@ -25,6 +25,7 @@
  * how LSan behaves, so `ab$` does not match "abxab" there or here.
  */
 #include "report/suppress_impl.h"
+#include "report/line_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -308,6 +309,22 @@ int lp_supp_match(struct lp_supp *supp, enum lp_kind kind,
     return lsan_match_stack(supp, frames, n);
 }
 
+int lp_supp_match_free(struct lp_supp *supp, const struct lp_sym_frame *frames,
+                       int n)
+{
+    int i;
+
+    if (!supp || !frames || n <= 0)
+        return -1;
+    for (i = 0; i < supp->norder; i++) {
+        const struct entry *e = &supp->e[supp->order[i]];
+
+        if (e->free_err && valgrind_matches(e, supp->max_callers, frames, n))
+            return supp->order[i];
+    }
+    return -1;
+}
+
 void lp_supp_set_max_callers(struct lp_supp *supp, int n)
 {
     if (supp)
@@ -381,12 +398,19 @@ int lp_supp_print_used_valgrind(const struct lp_supp *supp, FILE *out, int pid)
 
         if (e->records == 0)
             continue;
+        lp_line_prefix(out, pid, '-', false);
+        if (e->free_err) { /* errors, not bytes */
+            fprintf(out, "used_suppression: %6" PRIu64 " %s %s:%d\n",
+                    e->records, e->name, e->file, e->line);
+            listed++;
+            continue;
+        }
         commify(e->bytes, b, sizeof(b));
         commify(e->blocks, n, sizeof(n));
         fprintf(out,
-                "--%d-- used_suppression: %6" PRIu64
+                "used_suppression: %6" PRIu64
                 " %s %s:%d suppressed: %s bytes in %s blocks\n",
-                pid, e->records, e->name, e->file, e->line, b, n);
+                e->records, e->name, e->file, e->line, b, n);
         listed++;
     }
     return stream_status(out) < 0 ? stream_status(out) : listed;
@@ -426,14 +450,11 @@ int lp_supp_print_used(const struct lp_supp *supp, FILE *out, int pid)
     return b < 0 ? b : a + b;
 }
 
-int lp_supp_gen(FILE *out, enum lp_kind kind, const struct lp_sym_frame *frames,
-                int n)
+/* A generated entry's frame lines and its closing brace. */
+static int gen_frames(FILE *out, const struct lp_sym_frame *frames, int n)
 {
     int i;
 
-    fprintf(out, "{\n   <insert_a_suppression_name_here>\n   Memcheck:Leak\n"
-                 "   match-leak-kinds: %s\n",
-            lp_supp_kind_word(kind));
     for (i = 0; i < n; i++) {
         const struct lp_sym_frame *f = &frames[i];
         const char *name = f->mangled ? f->mangled : f->fn;
@@ -447,4 +468,19 @@ int lp_supp_gen(FILE *out, enum lp_kind kind, const struct lp_sym_frame *frames,
     }
     fputs("}\n", out);
     return stream_status(out);
+}
+
+int lp_supp_gen(FILE *out, enum lp_kind kind, const struct lp_sym_frame *frames,
+                int n)
+{
+    fprintf(out, "{\n   <insert_a_suppression_name_here>\n   Memcheck:Leak\n"
+                 "   match-leak-kinds: %s\n",
+            lp_supp_kind_word(kind));
+    return gen_frames(out, frames, n);
+}
+
+int lp_supp_gen_free(FILE *out, const struct lp_sym_frame *frames, int n)
+{
+    fputs("{\n   <insert_a_suppression_name_here>\n   Memcheck:Free\n", out);
+    return gen_frames(out, frames, n);
 }

@@ -136,6 +136,10 @@ const char *lp_supp_file(const struct lp_supp *supp, int idx, int *line);
  */
 int lp_supp_match(struct lp_supp *supp, enum lp_kind kind,
                   const struct lp_sym_frame *frames, int n);
+/* The Memcheck:Free entry that matches a heap error's stack (frames as
+ * for lp_supp_match), or -1. */
+int lp_supp_match_free(struct lp_supp *supp, const struct lp_sym_frame *frames,
+                       int n);
 
 /* Record that entry idx suppressed one loss record of the given size.
  * For a Valgrind entry this also moves it to the front, as Valgrind
@@ -192,6 +196,8 @@ int lp_supp_print_used_lsan(const struct lp_supp *supp, FILE *out);
  */
 int lp_supp_gen(FILE *out, enum lp_kind kind, const struct lp_sym_frame *frames,
                 int n);
+/* The same for a heap error (Memcheck:Free, no match-leak-kinds line). */
+int lp_supp_gen_free(FILE *out, const struct lp_sym_frame *frames, int n);
 
 /* Memcheck's word for a kind in match-leak-kinds: "definite" ... */
 const char *lp_supp_kind_word(enum lp_kind kind);

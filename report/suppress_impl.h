@@ -21,7 +21,8 @@ struct entry {
     char *file;
     int line;
     bool lsan;
-    unsigned kinds; /* LP_KIND_BIT set */
+    unsigned kinds; /* LP_KIND_BIT set; 0 for a Free entry */
+    bool free_err;  /* Memcheck:Free: an invalid or mismatched free */
     struct pat *pats;
     int npats;
     uint64_t records, bytes, blocks;

@@ -220,14 +220,18 @@ static int parse_valgrind(struct lp_supp *supp, struct parser *p)
     }
     if (!memcheck_kind_known(colon + 1))
         return perr(p, "unknown Memcheck suppression kind '%s'", colon + 1);
-    if (strcmp(colon + 1, "Leak") != 0) {
+    if (strcmp(colon + 1, "Free") == 0) {
+        /* Heap errors: an invalid or a mismatched free (heap_errors.c). */
+        e->free_err = true;
+        e->kinds = 0;
+    } else if (strcmp(colon + 1, "Leak") != 0) {
         lp_supp_entry_release(e);
         supp->n--;
         return skip_entry(p);
     }
 
     l = next_line(p);
-    if (l && strncmp(l, "match-leak-kinds:", 17) == 0) {
+    if (l && !e->free_err && strncmp(l, "match-leak-kinds:", 17) == 0) {
         char *set = l + 17;
 
         while (is_ws(*set))

@@ -254,6 +254,22 @@ static bool set_gen_suppressions(struct lp_config *c, const char *v)
     return parse_bool(v, &c->gen_suppressions);
 }
 
+static bool set_time_stamp(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->time_stamp);
+}
+
+/* Valgrind's --error-markers=BEGIN,END: two lines around each error. */
+static bool set_error_markers(struct lp_config *c, const char *v)
+{
+    size_t n = strlen(v);
+
+    if (n >= sizeof(c->error_markers) || strchr(v, '\n'))
+        return false;
+    memcpy(c->error_markers, v, n + 1);
+    return true;
+}
+
 static bool set_log_format(struct lp_config *c, const char *v)
 {
     if (!strcmp(v, "text"))
@@ -490,6 +506,12 @@ const struct lp_option lp_options[] = {
     {"gen_suppressions", "no", "yes|no",
      "print a ready-to-paste suppression after each loss record",
      set_gen_suppressions, LP_OPT_BOOL},
+    {"time_stamp", "no", "yes|no",
+     "each report line carries the time since the start (Valgrind's --time-stamp)",
+     set_time_stamp, LP_OPT_BOOL},
+    {"error_markers", NULL, "BEGIN,END",
+     "a line before and after each error and loss record (Valgrind's --error-markers)",
+     set_error_markers, 0},
     {"log_format", "text", "text|json", "text: Memcheck's layout; json: one JSON document",
      set_log_format, 0},
     {"sarif", NULL, "FILE", "also write the leak report as SARIF 2.1.0 (%p: pid)",

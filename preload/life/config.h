@@ -34,6 +34,8 @@ struct lp_config {
     int leak_check;                   /* enum lp_leak_check */
     unsigned show_kinds, error_kinds; /* LP_KIND_BIT sets */
     unsigned heuristics;              /* 1u << LP_HEUR_* (report/leaks.h) */
+    bool time_stamp;                  /* report lines stamped */
+    char error_markers[256];          /* "BEGIN,END", or "" */
     int error_exitcode;
     char suppressions[LP_CONFIG_MAX_SUPP][LP_CONFIG_PATH_MAX];
     int nsuppressions;

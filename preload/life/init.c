@@ -12,6 +12,8 @@
 #include "preload/life/exit_lists.h"
 #include "preload/life/init.h"
 
+#include "report/line_writer.h"
+
 #include "preload/hot/nursery.h"
 
 #include <stdlib.h>
@@ -76,6 +78,7 @@ bool lp_init_slow(void)
         return true;
     }
     lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
+    lp_line_style_set(lp_config.time_stamp, lp_config.error_markers);
     lp_exit_lists_init();
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);

@@ -37,6 +37,7 @@
 #include "preload/life/thread_registry.h"
 #include "preload/life/root_dir.h"
 #include "report/heap_errors.h"
+#include "report/suppress.h"
 
 #define MAX_CONTEXTS 1000
 #define CONTEXT_FRAMES 4 /* Memcheck compares errors at --error-resolution
@@ -52,16 +53,22 @@ struct context {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     struct context ctx[MAX_CONTEXTS];
+    int supp[MAX_CONTEXTS]; /* each context's suppression, -1: none,
+                               NOT_MATCHED: not looked for yet */
     unsigned ncontexts;
-    unsigned errors;
+    unsigned errors, contexts;           /* shown (not suppressed) */
+    unsigned supp_errors, supp_contexts; /* suppressed */
     int last_thread; /* of the last error printed; Valgrind starts at 1 */
     uint64_t allocs, frees, bytes;
 } he = { .last_thread = 1 };
 
-void lp_heap_errors_count(unsigned *errors, unsigned *contexts)
+void lp_heap_errors_count(unsigned *errors, unsigned *contexts,
+                          unsigned *supp_errors, unsigned *supp_contexts)
 {
     *errors = lp_load_relaxed(&he.errors);
-    *contexts = lp_load_relaxed(&he.ncontexts);
+    *contexts = lp_load_relaxed(&he.contexts);
+    *supp_errors = lp_load_relaxed(&he.supp_errors);
+    *supp_contexts = lp_load_relaxed(&he.supp_contexts);
 }
 
 void lp_heap_errors_totals(uint64_t *allocs, uint64_t *frees, uint64_t *bytes)
@@ -79,8 +86,10 @@ void lp_heap_errors_atfork_child(void)
     pthread_mutex_init(&lock, NULL);
 }
 
-/* Lock held. True when this is a new context (to be printed). */
-static bool note_context(int kind, const struct lp_stack *at)
+/* Lock held. The context of an error of kind at stack at: its index
+ * (*fresh: it is new), or -1 when the table is full (Memcheck stops
+ * showing new ones, too). */
+static int find_context(int kind, const struct lp_stack *at, bool *fresh)
 {
     struct context c;
     unsigned i;
@@ -91,15 +100,16 @@ static bool note_context(int kind, const struct lp_stack *at)
                 : 0;
     if (at)
         memcpy(c.ips, at->frames, c.nips * sizeof(c.ips[0]));
-    lp_add_relaxed(&he.errors, 1);
+    *fresh = false;
     for (i = 0; i < he.ncontexts; i++)
         if (memcmp(&he.ctx[i], &c, sizeof(c)) == 0)
-            return false;
+            return (int)i;
     if (he.ncontexts == MAX_CONTEXTS)
-        return false; /* Memcheck stops showing new ones, too */
+        return -1;
     he.ctx[he.ncontexts] = c;
-    lp_store_relaxed(&he.ncontexts, he.ncontexts + 1);
-    return true;
+    he.supp[he.ncontexts] = -2; /* NOT_MATCHED */
+    *fresh = true;
+    return (int)he.ncontexts++;
 }
 
 static void set_stack(struct lp_heap_error_stack *s, uint32_t id)
@@ -108,6 +118,22 @@ static void set_stack(struct lp_heap_error_stack *s, uint32_t id)
 
     s->ips = st ? st->frames : NULL;
     s->nips = st ? st->nframes : 0;
+}
+
+/* gen_suppressions=yes: the Memcheck:Free entry that would suppress an
+ * error at stack at, after it, as Memcheck prints it. */
+static void gen_suppression(FILE *out, struct lp_sym *sym,
+                            const struct lp_heap_error_stack *at)
+{
+    int cap = (lp_config.depth + 10) * LP_SYM_MAX_INLINE;
+    struct lp_sym_frame *f = malloc(sizeof(*f) * (size_t)cap);
+    unsigned nips;
+
+    if (!f)
+        return;
+    nips = lp_leaks_nips(sym, at->ips, at->nips, lp_config.depth);
+    (void)lp_supp_gen_free(out, f, lp_leaks_frames(sym, at->ips, nips, f, cap));
+    free(f);
 }
 
 /* Format e and write it to the log, through the leak report's writer. */
@@ -126,6 +152,8 @@ static void emit(struct lp_heap_error *e)
     if (mem) {
         lp_heap_error_print(mem, e, sym, lp_leakcheck_self_obj(),
                             lp_config.depth);
+        if (lp_config.gen_suppressions)
+            gen_suppression(mem, sym, &e->at);
         fclose(mem);
         lp_leakcheck_write_locked(buf, len);
         free(buf);
@@ -135,16 +163,50 @@ static void emit(struct lp_heap_error *e)
 
 static int thread_number(pid_t tid);
 
+#define NOT_MATCHED (-2) /* he.supp: the context's stack not matched yet */
+
+/*
+ * An error: shown when its context is new, counted either way; or
+ * suppressed (a Memcheck:Free entry of the user's matches its stack),
+ * counted apart and not shown, as Memcheck does. A context's stack is
+ * matched when it first occurs, outside our lock (matching symbolizes);
+ * each suppressed error counts one use of its entry (-s).
+ */
 static void report(struct lp_heap_error *e, uint32_t at_id)
 {
-    int me = thread_number((pid_t)syscall(SYS_gettid));
-    bool show;
+    const struct lp_stack *at = lp_stack_get(at_id);
+    int me = thread_number((pid_t)syscall(SYS_gettid)), ci, verdict;
+    bool fresh, show = false;
 
     pthread_mutex_lock(&lock);
-    show = note_context(e->kind, lp_stack_get(at_id));
-    if (show && me != he.last_thread) {
-        e->thread_header = me;
-        he.last_thread = me;
+    ci = find_context(e->kind, at, &fresh);
+    verdict = ci >= 0 ? he.supp[ci] : -1;
+    pthread_mutex_unlock(&lock);
+    if (verdict == NOT_MATCHED) {
+        verdict = at && lp_config.nsuppressions > 0
+                      ? lp_leakcheck_free_suppression(at->frames, at->nframes)
+                      : -1;
+        pthread_mutex_lock(&lock);
+        if (he.supp[ci] == NOT_MATCHED)
+            he.supp[ci] = verdict;
+        pthread_mutex_unlock(&lock);
+    } else if (verdict >= 0) {
+        lp_leakcheck_note_free_suppression(verdict);
+    }
+    pthread_mutex_lock(&lock);
+    if (verdict >= 0) {
+        lp_store_relaxed(&he.supp_errors, he.supp_errors + 1);
+        if (fresh)
+            lp_store_relaxed(&he.supp_contexts, he.supp_contexts + 1);
+    } else {
+        lp_store_relaxed(&he.errors, he.errors + 1);
+        if (fresh)
+            lp_store_relaxed(&he.contexts, he.contexts + 1);
+        show = fresh;
+        if (show && me != he.last_thread) {
+            e->thread_header = me;
+            he.last_thread = me;
+        }
     }
     pthread_mutex_unlock(&lock);
     if (show) {

@@ -51,8 +51,10 @@ bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
 void lp_heap_error_mismatch(const struct lp_block *b, unsigned how,
                             uint32_t at_stack);
 
-/* Errors so far and distinct contexts (lock-free reads). */
-void lp_heap_errors_count(unsigned *errors, unsigned *contexts);
+/* Errors so far and distinct contexts, and the suppressed ones apart
+ * (lock-free reads). */
+void lp_heap_errors_count(unsigned *errors, unsigned *contexts,
+                          unsigned *supp_errors, unsigned *supp_contexts);
 
 /* What the bad calls add to "total heap usage". */
 void lp_heap_errors_totals(uint64_t *allocs, uint64_t *frees,

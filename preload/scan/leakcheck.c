@@ -55,6 +55,8 @@ static struct {
     struct lp_sym *sym;
     struct lp_supp *supp;
     bool supp_loaded;
+    struct lp_supp *err_supp; /* heap errors' (load_error_suppressions) */
+    bool err_supp_loaded;
     int preamble_pid; /* the process that printed its preamble */
     char self_obj[4096];
     /* Previous live search, for the (+N) deltas. */
@@ -118,6 +120,60 @@ struct lp_sym *lp_leakcheck_sym_get(void)
 void lp_leakcheck_sym_put(void)
 {
     lp_sym_save_cache(lc.sym);
+    pthread_mutex_unlock(&lock);
+}
+
+/*
+ * The suppressions a heap error is matched against, when it happens:
+ * the Memcheck:Free entries of the user's files. A set of its own, read
+ * at the first error: the leak search's set (load_suppressions) holds the
+ * built-in entries too, and which of them apply is known only at exit
+ * (lp_fatal_signal_info). A bad file has been reported by that set.
+ */
+static void load_error_suppressions(void)
+{
+    char err[1024];
+    int i;
+
+    if (lc.err_supp_loaded)
+        return;
+    lc.err_supp_loaded = true;
+    lc.err_supp = lp_supp_new();
+    if (!lc.err_supp)
+        return;
+    lp_supp_set_max_callers(lc.err_supp, lp_config.depth);
+    for (i = 0; i < lp_config.nsuppressions; i++)
+        (void)lp_supp_load(lc.err_supp, lp_config.suppressions[i], err,
+                           sizeof(err));
+}
+
+int lp_leakcheck_free_suppression(const uintptr_t *ips, unsigned nips)
+{
+    int cap = (lp_config.depth + 10) * LP_SYM_MAX_INLINE, nf, idx = -1;
+    struct lp_sym_frame *f;
+
+    if (lp_config.nsuppressions == 0 || nips == 0)
+        return -1;
+    pthread_mutex_lock(&lock);
+    load_error_suppressions();
+    refresh_sym();
+    f = lc.err_supp && lc.sym ? malloc(sizeof(*f) * (size_t)cap) : NULL;
+    if (f) {
+        nips = lp_leaks_nips(lc.sym, ips, nips, lp_config.depth);
+        nf = lp_leaks_frames(lc.sym, ips, nips, f, cap);
+        idx = lp_supp_match_free(lc.err_supp, f, nf);
+        if (idx >= 0)
+            lp_supp_note_use(lc.err_supp, idx, 0, 0);
+        free(f);
+    }
+    pthread_mutex_unlock(&lock);
+    return idx;
+}
+
+void lp_leakcheck_note_free_suppression(int idx)
+{
+    pthread_mutex_lock(&lock);
+    lp_supp_note_use(lc.err_supp, idx, 0, 0);
     pthread_mutex_unlock(&lock);
 }
 
@@ -378,18 +434,24 @@ static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
         lp_diag("cannot write '%s': %s", path, strerror(-rc));
 }
 
-static bool any_valgrind_used(void)
+static bool any_valgrind_used_in(struct lp_supp *supp)
 {
     int i;
 
-    for (i = 0; lc.supp && i < lp_supp_count(lc.supp); i++) {
+    for (i = 0; supp && i < lp_supp_count(supp); i++) {
         uint64_t records, bytes, blocks;
 
-        lp_supp_get_use(lc.supp, i, &records, &bytes, &blocks);
-        if (records && !lp_supp_is_lsan(lc.supp, i))
+        lp_supp_get_use(supp, i, &records, &bytes, &blocks);
+        if (records && !lp_supp_is_lsan(supp, i))
             return true;
     }
     return false;
+}
+
+/* A Valgrind entry suppressed a loss record, or a heap error. */
+static bool any_valgrind_used(void)
+{
+    return any_valgrind_used_in(lc.supp) || any_valgrind_used_in(lc.err_supp);
 }
 
 /* verbosity=1: Memcheck's -s listing, framed as Memcheck frames it. */
@@ -400,11 +462,15 @@ static void list_used(FILE *f, const struct lp_leak_set *set,
     unsigned c = e + set->other_contexts;
 
     e += set->other_errors;
-    fprintf(f, "--%d-- \n", set->pid);
+    lp_line_prefix(f, set->pid, '-', false);
+    fputc('\n', f);
     lp_supp_print_used_valgrind(lc.supp, f, set->pid);
-    fprintf(f, "==%d== \n", set->pid);
-    fprintf(f, "==%d== ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)\n",
-            set->pid, e, c, s, s);
+    lp_supp_print_used_valgrind(lc.err_supp, f, set->pid);
+    lp_line_prefix(f, set->pid, '=', false);
+    fputc('\n', f);
+    lp_line_prefix(f, set->pid, '=', false);
+    fprintf(f, "ERROR SUMMARY: %u errors from %u contexts (suppressed: %u from %u)\n",
+            e, c, s + set->other_supp_errors, s + set->other_supp_contexts);
 }
 
 /* Milliseconds since the process started: now (CLOCK_BOOTTIME) minus
@@ -489,7 +555,8 @@ static unsigned run_check(bool live, unsigned seq)
         o.command = NULL;
     set.pid = getpid();
     if (!live)
-        lp_heap_errors_count(&set.other_errors, &set.other_contexts);
+        lp_heap_errors_count(&set.other_errors, &set.other_contexts,
+                             &set.other_supp_errors, &set.other_supp_contexts);
     if (!live && lp_fatal_signal_info() != NULL) {
         const struct lp_fatal_info *fi = lp_fatal_signal_info();
 

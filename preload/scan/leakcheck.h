@@ -31,6 +31,12 @@ unsigned lp_leakcheck_live(unsigned seq);
  * every report), created on first use and refreshed for new modules.
  * get locks it for the caller (it is not thread-safe); put unlocks. Not
  * to be called while lp_leakcheck_run runs in the same thread. */
+/* The user's Memcheck:Free suppression matching a heap error whose
+ * stack is ips (nips frames): its index, counted as used once; -1 when
+ * none does. Takes the report lock (not to be held). A later error of
+ * the same context counts its use with _note_ instead. */
+int lp_leakcheck_free_suppression(const uintptr_t *ips, unsigned nips);
+void lp_leakcheck_note_free_suppression(int idx);
 struct lp_sym *lp_leakcheck_sym_get(void);
 void lp_leakcheck_sym_put(void);
 

@@ -6,6 +6,8 @@
  */
 #include "preload/scan/sample_report.h"
 
+#include "report/line_writer.h"
+
 #include "preload/scan/loss_group.h"
 
 #include <inttypes.h>
@@ -92,8 +94,9 @@ void lp_sample_scan_totals(const struct lp_scan *sc, struct lp_leak_set *set)
 
 void lp_sample_print_stats(FILE *f, int pid)
 {
-    fprintf(f, "--%d-- sampled (sample_bytes=%" PRIu64 "): %" PRIu64
+    lp_line_prefix(f, pid, '-', false);
+    fprintf(f, "sampled (sample_bytes=%" PRIu64 "): %" PRIu64
             " frees of untracked blocks looked in the live-block table\n",
-            pid, lp_config.sample_bytes,
+            lp_config.sample_bytes,
             lp_load_relaxed(&lp_sample_table_misses));
 }

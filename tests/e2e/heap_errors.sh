@@ -69,3 +69,26 @@ check "error_exitcode fires on a heap error" [ "$rc" = 42 ]
     "$SAMPLES/heap_errors_cxx" new_free >"$WORK/s.out" 2>&1); rc=$?
 check "sampled mode: no heap error reported" bash -c "! grep -q 'free()' '$WORK/s.txt'"
 check "sampled mode: program runs" [ "$rc" = 0 ]
+
+# gen_suppressions=yes: each heap error is followed by its Memcheck:Free
+# entry, inside the error markers as Memcheck prints them.
+one_case heap_errors all "keep_stacktraces=alloc-and-free:gen_suppressions=yes:error_markers=BEGIN,END" \
+    "--gen-suppressions=all --error-markers=BEGIN,END"
+check "gen_suppressions: a Memcheck:Free entry for each heap error" sh -c \
+    "[ \$(grep -c '^   Memcheck:Free\$' '$WORK/lp.all.txt') = \$(grep -cE '(Invalid|Mismatched) free' '$WORK/lp.all.txt') ] && [ \$(grep -c '^   Memcheck:Free\$' '$WORK/lp.all.txt') -gt 2 ]"
+# Pasted into a file (named one by one), the entries suppress those
+# errors: not shown, counted as suppressed, listed by -s, and no longer an
+# error for error_exitcode; the whole report as Memcheck's with the file.
+awk '/^\{/ { n++ } /<insert_a_suppression_name_here>/ { print "   free_" n; next } /^\{/,/^\}/' \
+    "$WORK/lp.all.txt" >"$WORK/free.supp"
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/sup.txt:keep_stacktraces=alloc-and-free:suppressions=$WORK/free.supp:verbosity=1:error_exitcode=42" \
+    LD_PRELOAD="$LIB" "$SAMPLES/heap_errors" all >"$WORK/sup.out" 2>&1); rc=$?
+check "Memcheck:Free suppressions: no heap error shown" bash -c "! grep -qE '(Invalid|Mismatched) free' '$WORK/sup.txt'"
+check "Memcheck:Free suppressions: suppressed errors do not trip error_exitcode" [ "$rc" = 0 ]
+check "Memcheck:Free suppressions: -s lists them" grep -q -- "-- used_suppression: *[0-9]* free_1 $WORK/free.supp:2\$" "$WORK/sup.txt"
+if have_valgrind; then
+    (cd "$WORK" && valgrind -s --suppressions="$WORK/free.supp" --log-file="$WORK/sup.mc" "$SAMPLES/heap_errors" all >/dev/null 2>&1)
+    check "Memcheck:Free suppressions: ERROR SUMMARY and -s listing as Memcheck's" diff \
+        <(sed -n '/ERROR SUMMARY/,$p' "$WORK/sup.mc" | sed -E 's/^(==|--)[0-9]+(==|--)/P/') \
+        <(sed -n '/ERROR SUMMARY/,$p' "$WORK/sup.txt" | sed -E 's/^(==|--)[0-9]+(==|--)/P/')
+fi

@@ -121,6 +121,22 @@ if have_valgrind; then
     valgrind --log-file=vgc.mc "${vgargs[@]}" ./leak_kinds >/dev/null 2>&1
     same_as_memcheck "Memcheck's command line: the whole report as Memcheck's" vgc.log vgc.mc
 fi
+# --time-stamp=yes and --error-markers=BEGIN,END: Memcheck's layout, every
+# line stamped with the time since the start (the preamble with 0), every
+# loss record framed by the markers, its generated suppression after.
+stamp_re='^(==|--)[0-9]{2}:[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} [0-9]+(==|--) '
+tsargs=(--leak-check=full --show-leak-kinds=all --time-stamp=yes
+        --error-markers=BEGIN,END --gen-suppressions=all -s)
+"$LP" --massif=0 --log-file=ts.log "${tsargs[@]}" ./leak_kinds >ts.out 2>ts.err
+like ts vgc $?
+check "--time-stamp=yes: every report line stamped" sh -c "[ -s ts.log ] && ! grep -v '^{\|^}\|^   ' ts.log | grep -qvE '$stamp_re'"
+check "--time-stamp=yes: the preamble at 0, stamps never go back" sh -c "head -1 ts.log | grep -q '^==00:00:00:00.000 ' && grep -oE '$stamp_re' ts.log | cut -c3-14 | sort -c"
+check "--error-markers: one BEGIN and one END a loss record" sh -c "[ \$(grep -c ' BEGIN\$' ts.log) = \$(grep -c 'in loss record' ts.log) ] && [ \$(grep -c ' END\$' ts.log) = \$(grep -c 'in loss record' ts.log) ]"
+if have_valgrind; then
+    valgrind --log-file=ts.mc "${tsargs[@]}" ./leak_kinds >/dev/null 2>&1
+    sed -Ei 's/^(==|--)[0-9:.]{15} ([0-9]+)(==|--)/\1\2\3/' ts.log ts.mc
+    same_as_memcheck "--time-stamp, --error-markers: the whole report as Memcheck's" ts.log ts.mc
+fi
 for bad in --track-origins=yes --xml=yes --leak-resolution=low --demangle=no; do
     "$LP" "$bad" ./slow_app >vgb.out 2>vgb.err; rc=$?
     check "$bad: exit 1, one line with the reason" sh -c "[ $rc = 1 ] && [ ! -s vgb.out ] && [ \$(wc -l <vgb.err) = 1 ] && grep -q '^leakprof: $bad is not supported (.*)\$' vgb.err"

@@ -493,6 +493,60 @@ static void test_gen_roundtrip(void **state)
     lp_supp_free(s);
 }
 
+static void gen_free_cb(FILE *f, void *arg)
+{
+    const struct gen_arg *g = arg;
+
+    assert_int_equal(lp_supp_gen_free(f, g->f, g->n), 0);
+}
+
+/* Memcheck:Free entries: heap errors only, never a leak; generated and
+ * read back; -s lists their uses without bytes. */
+static void test_free_entries(void **state)
+{
+    const struct lp_sym_frame at[] = {
+        F("free", NULL, 0, SELF),
+        F("drop", "d.c", 4, PROG),
+        F("main", "d.c", 9, PROG),
+    };
+    struct gen_arg g = { LP_KIND_DEFINITE, at, N(at) };
+    struct lp_supp *s = lp_supp_new();
+    char err[256], *out, *used;
+    uint64_t rec, bytes, blocks;
+
+    (void)state;
+    out = capture(gen_free_cb, &g);
+    assert_string_equal(out, "{\n"
+                             "   <insert_a_suppression_name_here>\n"
+                             "   Memcheck:Free\n"
+                             "   fun:free\n"
+                             "   fun:drop\n"
+                             "   fun:main\n"
+                             "}\n");
+    assert_int_equal(lp_supp_load_string(s, "gen", out, err, sizeof(err)), 1);
+    assert_int_equal(lp_supp_match_free(s, at, N(at)), 0);
+    assert_int_equal(lp_supp_match_free(s, make_block_stack, N(make_block_stack)), -1);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, at, N(at)), -1);
+    /* A match-leak-kinds line has no place in a Free entry. */
+    assert_int_equal(lp_supp_load_string(s, "bad", "{\n n\n Memcheck:Free\n"
+                                         " match-leak-kinds: all\n fun:free\n}\n",
+                                         err, sizeof(err)), -1);
+    lp_supp_note_use(s, 0, 0, 0);
+    lp_supp_note_use(s, 0, 0, 0);
+    lp_supp_get_use(s, 0, &rec, &bytes, &blocks);
+    assert_int_equal(rec, 2);
+    {
+        struct used_arg a = { s };
+
+        used = capture(print_used_cb, &a);
+    }
+    assert_string_equal(used, "--7050-- used_suppression:      2 "
+                              "<insert_a_suppression_name_here> gen:2\n");
+    free(used);
+    free(out);
+    lp_supp_free(s);
+}
+
 static void test_builtin(void **state)
 {
     struct lp_supp *s = lp_supp_new();
@@ -575,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_priority_and_used),
         cmocka_unit_test(test_nothing_used_prints_nothing),
         cmocka_unit_test(test_gen_roundtrip),
+        cmocka_unit_test(test_free_entries),
         cmocka_unit_test(test_builtin),
         cmocka_unit_test(test_degenerate),
     };
