@@ -750,6 +750,9 @@ const char *lp_sym_function(struct lp_sym *sym, uintptr_t ip, bool is_return)
     return name;
 }
 
+/* Valgrind's --demangle=no: frames named by their linkage names. */
+static bool demangle_names = true;
+
 int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
                    struct lp_sym_frame *out, int max)
 {
@@ -782,5 +785,17 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
     if (n > max)
         n = max;
     memcpy(out, tmp, (size_t)n * sizeof(tmp[0]));
+    if (!demangle_names) {
+        int i;
+
+        for (i = 0; i < n; i++)
+            if (out[i].mangled != NULL)
+                out[i].fn = out[i].mangled;
+    }
     return n;
+}
+
+void lp_sym_set_demangle(bool on)
+{
+    demangle_names = on;
 }

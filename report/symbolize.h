@@ -147,6 +147,10 @@ bool lp_sym_is_below_main(const char *fn);
  * with sym == NULL nothing can own a new string, so name itself is
  * returned.
  */
+/* demangle=no (Valgrind's --demangle=no): from now on lp_sym_resolve
+ * names each frame that has one by its linkage name (fn = mangled). */
+void lp_sym_set_demangle(bool on);
+
 const char *lp_sym_demangle(struct lp_sym *sym, const char *name);
 
 #endif /* LP_REPORT_SYMBOLIZE_H */

@@ -64,7 +64,6 @@ static const struct row {
     /* What leakprof does, when the value says so. */
     {"leak-resolution", "high",
      "loss records are told apart by all their frames, as with high"},
-    {"demangle", "yes", "C++ names are always demangled"},
     {"read-inline-info", "yes", "inlined frames are always shown"},
     {"show-below-main", "no", "stacks end at main, as Valgrind's by default"},
     {"merge-recursive-frames", "0", "recursive calls show frame by frame"},
@@ -100,8 +99,6 @@ static const struct row {
     {"log-socket", NULL, "the report goes to stderr or to --log-file=FILE"},
     {"db-attach", NULL, "attach gdb to the running program instead"},
     {"db-command", NULL, "attach gdb to the running program instead"},
-    {"malloc-fill", NULL, "new blocks hold what glibc gives"},
-    {"free-fill", NULL, "freed blocks go back to glibc as they are"},
     {"fullpath-after", NULL, "source files show as the debug info names them"},
     {"extra-debuginfo-path", NULL,
      "debug info is found by build-id and in /usr/lib/debug"},

@@ -77,10 +77,25 @@ LP_EXPORT void *calloc(size_t n, size_t size)
         total = lp_own_tls_dtv_size(n, total,
                                     (uintptr_t)__builtin_return_address(0));
     if (LP_LIKELY(p != NULL))
-        lp_track_alloc(p, total, LP_HOW_MALLOC);
+        lp_track_alloc_unfilled(p, total, LP_HOW_MALLOC);
     if (LP_UNLIKELY(n == 1 && size == LP_EXIT_LIST_SIZE))
         lp_exit_lists_note(p, (uintptr_t)__builtin_return_address(0));
     return p;
+}
+
+/* realloc with malloc_fill: the bytes past what the block held (its
+ * size, or its usable size when untracked) are set. Always inlined, so
+ * the record still starts "at realloc". */
+static inline __attribute__((always_inline)) void *
+fill_tail(void *old, size_t size, size_t held, int had,
+          const struct lp_block *ob, size_t old_usable)
+{
+    void *np = IN_LIBC(lp_real.realloc(old, size));
+
+    if (np && size > held)
+        memset((char *)np + held, lp_config.malloc_fill, size - held);
+    lp_track_realloc_end(old, np, size, had > 0, ob, old_usable);
+    return np;
 }
 
 LP_EXPORT void *realloc(void *old, size_t size)
@@ -106,7 +121,9 @@ LP_EXPORT void *realloc(void *old, size_t size)
         np = IN_LIBC(lp_real.malloc(size));
         if (np) {
             memcpy(np, old, n < size ? n : size);
-            lp_track_alloc(np, size, LP_HOW_MALLOC);
+            if (size > n && LP_UNLIKELY(lp_config.malloc_fill >= 0))
+                memset((char *)np + n, lp_config.malloc_fill, size - n);
+            lp_track_alloc_unfilled(np, size, LP_HOW_MALLOC);
         }
         return np;
     }
@@ -124,6 +141,9 @@ LP_EXPORT void *realloc(void *old, size_t size)
         errno = ENOMEM;
         return NULL;
     }
+    if (LP_UNLIKELY(lp_config.malloc_fill >= 0)) /* the new bytes only */
+        return fill_tail(old, size, had > 0 ? ob.size : lp_real.malloc_usable_size(old),
+                         had, &ob, old_usable);
     np = IN_LIBC(lp_real.realloc(old, size));
     lp_track_realloc_end(old, np, size, had > 0, &ob, old_usable);
     return np;

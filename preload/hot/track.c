@@ -10,6 +10,7 @@
 #include "preload/hot/track.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "preload/life/config.h"
 #include "preload/hot/freed.h"
@@ -153,6 +154,11 @@ void lp_track_forget(void *p)
     lp_guard_leave(&g);
 }
 
+void lp_track_free_fill_untracked(void *p)
+{
+    memset(p, lp_config.free_fill, lp_real.malloc_usable_size(p));
+}
+
 bool lp_track_free(void *p, unsigned how)
 {
     struct lp_guard g;
@@ -164,6 +170,8 @@ bool lp_track_free(void *p, unsigned how)
     if (lp_sample_untracked((uintptr_t)p) || !lp_guard_enter(&g))
         return true;
     if (untrack(p, &b)) {
+        if (LP_UNLIKELY(lp_config.free_fill >= 0))
+            memset(p, lp_config.free_fill, b.size);
         if (LP_HIDE_ADDR(b.addr) == lp_self.last_alloc) {
             /* Freed before its thread allocated again: temporary. */
             struct lp_stack *s = lp_stack_get(b.stack_id);

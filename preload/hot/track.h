@@ -9,8 +9,10 @@
  * (our own allocations) and before the profiler is READY.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "preload/hot/guard.h"
+#include "preload/life/config.h"
 #include "preload/lp.h"
 #include "preload/hot/real.h"
 #include "preload/hot/sample.h"
@@ -50,13 +52,29 @@ void lp_track_lost(uintptr_t addr);
  */
 #define LP_HIDE_ADDR(p) (~(uintptr_t)(p))
 
+/* A block as the real allocator filled it: calloc's zeroes, or bytes
+ * the hook copied in itself. */
 static inline __attribute__((always_inline)) void
-lp_track_alloc(void *p, size_t size, unsigned how)
+lp_track_alloc_unfilled(void *p, size_t size, unsigned how)
 {
     lp_self.last_alloc = LP_HIDE_ADDR(p);
     if (!lp_sample_skip(size))
         lp_track_alloc_slow(p, size, how);
 }
+
+/* Any other new block: with malloc_fill=0xNN (Memcheck's --malloc-fill)
+ * its bytes are set first, tracked or not. */
+static inline __attribute__((always_inline)) void
+lp_track_alloc(void *p, size_t size, unsigned how)
+{
+    if (LP_UNLIKELY(lp_config.malloc_fill >= 0))
+        memset(p, lp_config.malloc_fill, size);
+    lp_track_alloc_unfilled(p, size, how);
+}
+
+/* free_fill=0xNN (Memcheck's --free-fill), for a block the table does
+ * not know (sampled mode): its usable bytes, just before the real free. */
+void lp_track_free_fill_untracked(void *p);
 
 /* The program releases p with a call of family how: forget it, remember
  * it in the recently-freed queue, report a mismatched release. Called
@@ -82,6 +100,8 @@ lp_track_release(void *p, unsigned how)
         return;
     if (lp_sample_untracked((uintptr_t)p)) {
         /* Sampled mode, a block the table certainly does not hold. */
+        if (LP_UNLIKELY(lp_config.free_fill >= 0))
+            lp_track_free_fill_untracked(p);
         lp_in_libc++;
         lp_real.free(p);
         lp_in_libc--;

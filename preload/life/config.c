@@ -254,6 +254,44 @@ static bool set_gen_suppressions(struct lp_config *c, const char *v)
     return parse_bool(v, &c->gen_suppressions);
 }
 
+static bool set_demangle(struct lp_config *c, const char *v)
+{
+    bool b;
+
+    if (!parse_bool(v, &b))
+        return false;
+    c->no_demangle = !b;
+    return true;
+}
+
+/* A fill byte as Valgrind takes it: hexadecimal, 0x optional; or none. */
+static bool parse_fill(const char *v, int *out)
+{
+    char *end;
+    unsigned long x;
+
+    if (!strcmp(v, "none")) {
+        *out = -1;
+        return true;
+    }
+    errno = 0;
+    x = strtoul(v, &end, 16);
+    if (errno || end == v || *end || x > 0xff || *v == '-' || *v == '+')
+        return false;
+    *out = (int)x;
+    return true;
+}
+
+static bool set_malloc_fill(struct lp_config *c, const char *v)
+{
+    return parse_fill(v, &c->malloc_fill);
+}
+
+static bool set_free_fill(struct lp_config *c, const char *v)
+{
+    return parse_fill(v, &c->free_fill);
+}
+
 static bool set_time_stamp(struct lp_config *c, const char *v)
 {
     return parse_bool(v, &c->time_stamp);
@@ -506,6 +544,15 @@ const struct lp_option lp_options[] = {
     {"gen_suppressions", "no", "yes|no",
      "print a ready-to-paste suppression after each loss record",
      set_gen_suppressions, LP_OPT_BOOL},
+    {"demangle", "yes", "yes|no",
+     "no: C++ frames by their linkage names, as Valgrind's --demangle=no",
+     set_demangle, LP_OPT_BOOL},
+    {"malloc_fill", "none", "0xNN|none",
+     "set each byte of a new block (calloc's excepted) to NN (Memcheck's --malloc-fill)",
+     set_malloc_fill, 0},
+    {"free_fill", "none", "0xNN|none",
+     "set each byte of a freed block to NN before it goes back (Memcheck's --free-fill)",
+     set_free_fill, 0},
     {"time_stamp", "no", "yes|no",
      "each report line carries the time since the start (Valgrind's --time-stamp)",
      set_time_stamp, LP_OPT_BOOL},
@@ -686,92 +733,4 @@ int lp_config_parse(struct lp_config *c, const char *text, bool warn)
         }
     }
     return problems;
-}
-
-bool lp_config_per_process(const char *pattern)
-{
-    const char *p;
-
-    for (p = pattern; *p; p++) {
-        if (p[0] != '%')
-            continue;
-        if (p[1] == 'p')
-            return true;
-        if (p[1] == '%')
-            p++;
-    }
-    return false;
-}
-
-int lp_config_expand(const char *pattern, int pid, char *out, size_t n)
-{
-    size_t o = 0;
-    const char *p;
-
-    for (p = pattern; *p; p++) {
-        char num[24];
-        const char *add = num;
-        size_t len;
-
-        if (p[0] == '%' && p[1] == 'p') {
-            snprintf(num, sizeof(num), "%d", pid);
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            num[0] = '%';
-            num[1] = 0;
-            p++;
-        } else {
-            num[0] = *p;
-            num[1] = 0;
-        }
-        len = strlen(add);
-        if (o + len + 1 > n)
-            return -ENAMETOOLONG;
-        memcpy(out + o, add, len);
-        o += len;
-    }
-    out[o] = 0;
-    return 0;
-}
-
-/* Glob match of pat[0..plen) against s: '*' any run, '?' any character.
- * Iterative with one backtrack point, so no recursion and linear time. */
-static bool glob_match(const char *pat, size_t plen, const char *s)
-{
-    size_t p = 0, star = (size_t)-1;
-    const char *mark = NULL;
-
-    while (*s) {
-        if (p < plen && (pat[p] == '?' || pat[p] == *s)) {
-            p++;
-            s++;
-        } else if (p < plen && pat[p] == '*') {
-            star = p++;
-            mark = s;
-        } else if (star != (size_t)-1) {
-            p = star + 1;
-            s = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (p < plen && pat[p] == '*')
-        p++;
-    return p == plen;
-}
-
-bool lp_config_glob_list(const char *list, const char *path)
-{
-    const char *p = list;
-
-    while (p && *p) {
-        size_t len = strcspn(p, ",");
-
-        if (len && glob_match(p, len, path))
-            return true;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    return false;
 }

@@ -35,6 +35,8 @@ struct lp_config {
     unsigned show_kinds, error_kinds; /* LP_KIND_BIT sets */
     unsigned heuristics;              /* 1u << LP_HEUR_* (report/leaks.h) */
     bool time_stamp;                  /* report lines stamped */
+    bool no_demangle;                 /* demangle=no */
+    int malloc_fill, free_fill;       /* a byte, or -1: none */
     char error_markers[256];          /* "BEGIN,END", or "" */
     int error_exitcode;
     char suppressions[LP_CONFIG_MAX_SUPP][LP_CONFIG_PATH_MAX];

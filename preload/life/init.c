@@ -13,6 +13,7 @@
 #include "preload/life/init.h"
 
 #include "report/line_writer.h"
+#include "report/symbolize.h"
 
 #include "preload/hot/nursery.h"
 
@@ -79,6 +80,7 @@ bool lp_init_slow(void)
     }
     lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
     lp_line_style_set(lp_config.time_stamp, lp_config.error_markers);
+    lp_sym_set_demangle(!lp_config.no_demangle);
     lp_exit_lists_init();
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);

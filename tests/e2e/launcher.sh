@@ -137,7 +137,7 @@ if have_valgrind; then
     sed -Ei 's/^(==|--)[0-9:.]{15} ([0-9]+)(==|--)/\1\2\3/' ts.log ts.mc
     same_as_memcheck "--time-stamp, --error-markers: the whole report as Memcheck's" ts.log ts.mc
 fi
-for bad in --track-origins=yes --xml=yes --leak-resolution=low --demangle=no; do
+for bad in --track-origins=yes --xml=yes --leak-resolution=low --track-fds=yes; do
     "$LP" "$bad" ./slow_app >vgb.out 2>vgb.err; rc=$?
     check "$bad: exit 1, one line with the reason" sh -c "[ $rc = 1 ] && [ ! -s vgb.out ] && [ \$(wc -l <vgb.err) = 1 ] && grep -q '^leakprof: $bad is not supported (.*)\$' vgb.err"
 done

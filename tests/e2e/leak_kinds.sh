@@ -36,6 +36,16 @@ for h in none stdstring,newarray; do
         fi
     done
 done
+# demangle=no (--demangle=no): C++ frames by their linkage names, inlined
+# frames and the hooks' included, every record as Memcheck's.
+for p in cpp_containers cpp_inlined cpp_own_new; do
+    run_lp "$WORK/dm_$p.txt" "show_leak_kinds=all:demangle=no" "$SAMPLES/$p"
+    check "$p, demangle=no: linkage names" grep -q "_Znwm (in " "$WORK/dm_$p.txt"
+    if have_valgrind; then
+        run_mc "$WORK/mc_dm_$p.txt" "--leak-check=full --show-leak-kinds=all --demangle=no" "$SAMPLES/$p"
+        same_as_memcheck "$p, demangle=no: whole report as memcheck's" "$WORK/dm_$p.txt" "$WORK/mc_dm_$p.txt"
+    fi
+done
 # Stacks that agree on their first depth frames and differ only beyond:
 # one loss record, as Memcheck keeps only --num-callers frames of each.
 for d in 30 12; do

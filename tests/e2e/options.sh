@@ -37,3 +37,43 @@ read -r sb sk <<<"$(sed -nE 's/.* ([0-9,]+) bytes in ([0-9,]+) blocks are defini
 check "sample_bytes: the leak estimated within 10% ($sb bytes, $sk blocks)" \
     test "${sb:-0}" -ge 18432000 -a "${sb:-0}" -le 22528000 -a "${sk:-0}" -ge 4500 -a "${sk:-0}" -le 5500
 check "sample_bytes: labelled as estimates" grep -q 'Sampled run (sample_bytes=16384): heap and leak figures are estimates' "$WORK/s.txt"
+
+# malloc_fill/free_fill (Memcheck's --malloc-fill/--free-fill): new blocks
+# (not calloc's, and for realloc only the bytes it added) and freed ones
+# hold the byte, so the program prints what it prints under Memcheck with
+# the same options; without them, what it prints natively.
+cat >"$WORK/fill.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+    unsigned char *a = malloc(64), *c = calloc(1, 64), *r;
+    volatile unsigned char *dangling;
+    printf("malloc %02x %02x\n", a[0], a[63]);
+    printf("calloc %02x %02x\n", c[0], c[63]);
+    memset(a, 1, 64);
+    r = realloc(a, 200);
+    printf("realloc kept %02x new %02x %02x\n", r[63], r[64], r[199]);
+    dangling = r;
+    free(r);
+    printf("freed %02x %02x\n", dangling[100], dangling[199]);
+    free(c);
+    return 0;
+}
+C
+cc -g -O0 -o "$WORK/fill" "$WORK/fill.c"
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/fill.log:malloc_fill=0xAB:free_fill=cd" LD_PRELOAD="$LIB" ./fill >"$WORK/fill.lp" 2>&1); rc=$?
+check "malloc_fill/free_fill: status 0" [ "$rc" = 0 ]
+check "malloc_fill/free_fill: the bytes as set" diff "$WORK/fill.lp" - <<'OUT'
+malloc ab ab
+calloc 00 00
+realloc kept 01 new ab ab
+freed cd cd
+OUT
+if have_valgrind; then
+    (cd "$WORK" && valgrind -q --malloc-fill=0xAB --free-fill=0xCD ./fill >"$WORK/fill.mc" 2>/dev/null)
+    check "malloc_fill/free_fill: the program's output as under Memcheck" cmp -s "$WORK/fill.mc" "$WORK/fill.lp"
+fi
+run_lp "$WORK/nofill.log" "" ./fill
+"$TOP/$O/leakprof" --massif=0 --malloc-fill=0xABC ./fill >/dev/null 2>"$WORK/fill.err"; rc=$?
+check "--malloc-fill=0xABC: bad value, program not run" sh -c "[ $rc = 1 ] && grep -q 'bad value' '$WORK/fill.err'"
