@@ -173,9 +173,31 @@ static bool copy_path(char *dst, const char *v)
 
 /* One setter per option, in the table's order. */
 
+/* log= and log_fd= are one destination: the last given wins, as
+ * Valgrind's --log-file and --log-fd. */
 static bool set_log(struct lp_config *c, const char *v)
 {
-    return copy_path(c->log, v);
+    if (!copy_path(c->log, v))
+        return false;
+    c->log_fd = -1;
+    return true;
+}
+
+static bool set_log_fd(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "none")) {
+        c->log_fd = -1;
+        return true;
+    }
+    if (!parse_int(v, 0, 1 << 20, &c->log_fd))
+        return false;
+    c->log[0] = '\0';
+    return true;
+}
+
+static bool set_child_silent(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->child_silent);
 }
 
 static bool set_leak_check(struct lp_config *c, const char *v)
@@ -517,6 +539,12 @@ static bool set_fault_inject(struct lp_config *c, const char *v)
 const struct lp_option lp_options[] = {
     {"log", "", "FILE", "write the leak report to FILE (%p: pid) instead of stderr",
      set_log, 0},
+    {"log_fd", "none", "N|none",
+     "write the leak report to descriptor N (Valgrind's --log-fd)",
+     set_log_fd, 0},
+    {"child_silent_after_fork", "no", "yes|no",
+     "yes: a fork child that does not exec writes no report (Valgrind's option)",
+     set_child_silent, LP_OPT_BOOL},
     {"leak_check", "full", "no|summary|full",
      "summary: HEAP and LEAK SUMMARY only; full: loss records with stacks",
      set_leak_check, 0},

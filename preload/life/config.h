@@ -30,7 +30,9 @@
 enum lp_time_unit { LP_TIME_B = 0, LP_TIME_MS, LP_TIME_I };
 
 struct lp_config {
-    char log[LP_CONFIG_PATH_MAX];     /* "" = stderr */
+    char log[LP_CONFIG_PATH_MAX];     /* "" = stderr (or log_fd) */
+    int log_fd;                       /* -1: none */
+    bool child_silent;                /* child_silent_after_fork=yes */
     int leak_check;                   /* enum lp_leak_check */
     unsigned show_kinds, error_kinds; /* LP_KIND_BIT sets */
     unsigned heuristics;              /* 1u << LP_HEUR_* (report/leaks.h) */

@@ -24,6 +24,9 @@
  * append to the log they inherit.
  * A file that cannot be opened costs one line, and the report goes to
  * stderr: nothing is lost.
+ * log_fd=N (Valgrind's --log-fd) writes to a copy of N taken at start,
+ * shared with fork children; child_silent_after_fork=yes silences a fork
+ * child until it execs, as Valgrind's option.
  */
 #include "preload/scan/report_log.h"
 
@@ -44,12 +47,26 @@ static struct {
     bool truncated; /* this process's %p file was truncated (by truncated_pid) */
     int truncated_pid;
     int fd, fd_pid; /* a fork child's %p file, opened at the fork; -1: none */
-} lg = {.fd = -1};
+    int log_fd;     /* log_fd=N, lifted out of the program's way; -1: none */
+    int silent_pid; /* child_silent_after_fork: this fork child writes nothing */
+} lg = {.fd = -1, .log_fd = -1};
 
 void lp_report_log_begin(void)
 {
     char path[LP_CONFIG_PATH_MAX + 32];
     int fd;
+
+    if (lp_config.log_fd >= 0) {
+        /* A copy of ours, as Valgrind keeps one: the program may close N
+         * or reuse the number for a file of its own. */
+        lg.log_fd = lp_fd_guard_dup_high(lp_config.log_fd);
+        if (lg.log_fd < 0)
+            lp_diag("log_fd=%d is not an open descriptor; report goes to "
+                    "stderr", lp_config.log_fd);
+        else
+            lp_fd_guard_keep(&lg.log_fd);
+        return;
+    }
 
     if (!lp_config.log[0] || lp_config.exec_child ||
         lp_config_per_process(lp_config.log) ||
@@ -66,6 +83,12 @@ void lp_report_log_write(const char *buf, size_t len, bool append_only)
     const char *pattern = lp_config.log;
     int fd, pid = getpid(), flags = OPEN_FLAGS | O_APPEND;
 
+    if (lg.silent_pid == pid)
+        return;
+    if (lg.log_fd >= 0) {
+        lp_write_all(lg.log_fd, buf, len);
+        return;
+    }
     if (lg.fd >= 0 && lg.fd_pid == pid) {
         lp_write_all(lg.fd, buf, len);
         return;
@@ -127,6 +150,12 @@ void lp_report_log_atfork_child(void)
     int fd, pid = getpid();
     bool shared = lp_config.log[0] && !lp_config_per_process(lp_config.log);
 
+    if (lp_config.child_silent) {
+        /* Valgrind's --child-silent-after-fork: nothing until an exec,
+         * whose program starts afresh. */
+        lg.silent_pid = pid;
+        return;
+    }
     if (lg.fd >= 0 && shared) {
         lg.fd_pid = pid; /* the one shared file: the child appends too */
         return;

@@ -137,6 +137,43 @@ if have_valgrind; then
     sed -Ei 's/^(==|--)[0-9:.]{15} ([0-9]+)(==|--)/\1\2\3/' ts.log ts.mc
     same_as_memcheck "--time-stamp, --error-markers: the whole report as Memcheck's" ts.log ts.mc
 fi
+# --log-fd=N: the report goes to descriptor N, which the program may close
+# (we keep a copy, as Valgrind); fork children write there too, unless
+# --child-silent-after-fork=yes silences a child that does not exec.
+cat >fk.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void *keep;
+int main(void) {
+    free(malloc(11));
+    keep = malloc(12);
+    if (fork() == 0) { (void)!malloc(22); puts("child"); fflush(stdout); _exit(0); }
+    wait(NULL);
+    if (fork() == 0) { execlp("true", "true", (char *)0); _exit(1); }
+    wait(NULL);
+    close(9);
+    puts("parent");
+    return 3;
+}
+C
+cc -o fk fk.c
+native fk ./fk
+"$LP" --massif=0 --log-fd=9 ./fk >fk1.out 2>fk1.err 9>fk1.log
+like fk1 fk $?
+check "--log-fd=9: both reports there, closed by the program or not" sh -c '[ $(grep -c "HEAP SUMMARY" fk1.log) = 2 ] && grep -q "definitely lost: 22 bytes" fk1.log && ! grep -q "HEAP SUMMARY" fk1.err'
+"$LP" --massif=0 --log-fd=9 --child-silent-after-fork=yes ./fk >fk2.out 2>fk2.err 9>fk2.log
+like fk2 fk $?
+check "--child-silent-after-fork=yes: the parent's report only" sh -c '[ $(grep -c "HEAP SUMMARY" fk2.log) = 1 ] && ! grep -q "22 bytes" fk2.log && grep -q "in use at exit: 12 bytes in 1 blocks" fk2.log'
+if have_valgrind; then
+    valgrind --leak-check=full --log-fd=9 --child-silent-after-fork=yes ./fk >/dev/null 2>&1 9>fk2.mc
+    same_as_memcheck "--child-silent-after-fork=yes, --log-fd: the report as Memcheck's" fk2.log fk2.mc
+fi
+"$LP" --massif=0 --log-fd=7 ./fk >fk3.out 2>fk3.err
+like fk3 fk $?
+check "--log-fd of a closed descriptor: one line, the report on stderr" sh -c 'grep -q "log_fd=7 is not an open descriptor" fk3.err && grep -q "HEAP SUMMARY" fk3.err'
+
 for bad in --track-origins=yes --xml=yes --leak-resolution=low --track-fds=yes; do
     "$LP" "$bad" ./slow_app >vgb.out 2>vgb.err; rc=$?
     check "$bad: exit 1, one line with the reason" sh -c "[ $rc = 1 ] && [ ! -s vgb.out ] && [ \$(wc -l <vgb.err) = 1 ] && grep -q '^leakprof: $bad is not supported (.*)\$' vgb.err"
