@@ -467,7 +467,7 @@ void lp_cli_usage(FILE *f)
     item(f, "--version", "print the version (the same as leakprint's)", NULL);
     fprintf(f,
             "\nOther Valgrind options: those that ask for what leakprof does anyway\n"
-            "(--track-origins=no, --leak-resolution=high) or that tune Valgrind's own\n"
+            "(--track-origins=no, --undef-value-errors=no) or that tune Valgrind's own\n"
             "engine (--vgdb, --smc-check, --fair-sched, ...) are accepted; the old\n"
             "--show-possibly-lost, --default-suppressions and --run-libc-freeres map\n"
             "onto the options above; the rest (--xml=yes, --track-origins=yes, ...) are\n"

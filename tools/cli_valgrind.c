@@ -62,8 +62,6 @@ static const struct row {
      "leakprof reports no uninitialised-value errors"},
     {"track-origins", "no", "leakprof reports no uninitialised-value errors"},
     /* What leakprof does, when the value says so. */
-    {"leak-resolution", "high",
-     "loss records are told apart by all their frames, as with high"},
     {"read-inline-info", "yes", "inlined frames are always shown"},
     {"show-below-main", "no", "stacks end at main, as Valgrind's by default"},
     {"merge-recursive-frames", "0", "recursive calls show frame by frame"},

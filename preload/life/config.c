@@ -236,6 +236,21 @@ static bool set_heuristics(struct lp_config *c, const char *v)
     return parse_set(v, names, LP_ARRAY_SIZE(names), &c->heuristics);
 }
 
+/* Memcheck's --leak-resolution: the frames two stacks must share to make
+ * one loss record (0: all of them). */
+static bool set_leak_resolution(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "low"))
+        c->leak_resolution = 2;
+    else if (!strcmp(v, "med"))
+        c->leak_resolution = 4;
+    else if (!strcmp(v, "high"))
+        c->leak_resolution = 0;
+    else
+        return false;
+    return true;
+}
+
 static bool set_show_reachable(struct lp_config *c, const char *v)
 {
     bool b;
@@ -554,6 +569,9 @@ const struct lp_option lp_options[] = {
      "stdstring,length64,newarray,multipleinheritance|all|none",
      "interior pointers that still make a block reachable (Memcheck's heuristics)",
      set_heuristics, 0},
+    {"leak_resolution", "high", "low|med|high",
+     "low, med: stacks that agree on their first 2, 4 frames make one loss record (Memcheck's)",
+     set_leak_resolution, 0},
     {"show_reachable", NULL, "yes|no",
      "yes: show_leak_kinds=all; no: the default kinds (Valgrind's spelling)",
      set_show_reachable, LP_OPT_BOOL},

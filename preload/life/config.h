@@ -36,6 +36,7 @@ struct lp_config {
     int leak_check;                   /* enum lp_leak_check */
     unsigned show_kinds, error_kinds; /* LP_KIND_BIT sets */
     unsigned heuristics;              /* 1u << LP_HEUR_* (report/leaks.h) */
+    int leak_resolution;              /* frames to agree on; 0: all */
     bool time_stamp;                  /* report lines stamped */
     bool no_demangle;                 /* demangle=no */
     int malloc_fill, free_fill;       /* a byte, or -1: none */

@@ -50,6 +50,65 @@ static size_t probe(const struct map *m, const struct lp_loss_record *recs,
     return i;
 }
 
+/*
+ * leak_resolution=low|med (Memcheck's --leak-resolution): blocks whose
+ * stacks agree on their first res frames (2 or 4) share a record, shown
+ * with the stack of the first of them in address order, as Memcheck's
+ * record keeps the context of the first block it met. 0: all frames.
+ */
+static unsigned res;
+
+static uint64_t prefix_hash(const struct lp_stack *s)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    unsigned i, n = s->nframes < res ? s->nframes : res;
+
+    for (i = 0; i < n; i++) {
+        h ^= s->frames[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h ^ n;
+}
+
+static bool same_prefix(const struct lp_stack *a, const struct lp_stack *b)
+{
+    unsigned n = a->nframes < res ? a->nframes : res;
+
+    return n == (b->nframes < res ? b->nframes : res) &&
+           memcmp(a->frames, b->frames, n * sizeof(a->frames[0])) == 0;
+}
+
+/* probe() at a resolution: the slot of (kind, stack_id's first res
+ * frames). */
+static size_t probe_res(const struct map *m, const struct lp_loss_record *recs,
+                        unsigned kind, uint32_t stack_id)
+{
+    const struct lp_stack *s = lp_stack_get(stack_id);
+    size_t i;
+
+    if (s == NULL)
+        return probe(m, recs, kind, stack_id);
+    i = hash_key(kind, (uint32_t)prefix_hash(s)) & m->mask;
+    while (m->slot[i]) {
+        const struct lp_loss_record *r = &recs[m->slot[i] - 1];
+        const struct lp_stack *rs = lp_stack_get(r->stack_id);
+
+        if (r->kind == kind &&
+            (rs ? same_prefix(rs, s) : r->stack_id == stack_id))
+            break;
+        i = (i + 1) & m->mask;
+    }
+    return i;
+}
+
+static size_t find_slot(const struct map *m, const struct lp_loss_record *recs,
+                        unsigned kind, uint32_t stack_id)
+{
+    return res ? probe_res(m, recs, kind, stack_id)
+               : probe(m, recs, kind, stack_id);
+}
+
 static bool map_grow(struct map *m, const struct lp_loss_record *recs,
                      size_t nrecs)
 {
@@ -60,7 +119,7 @@ static bool map_grow(struct map *m, const struct lp_loss_record *recs,
     if (!g.slot)
         return false;
     for (i = 0; i < nrecs; i++)
-        g.slot[probe(&g, recs, recs[i].kind, recs[i].stack_id)] = (uint32_t)(i + 1);
+        g.slot[find_slot(&g, recs, recs[i].kind, recs[i].stack_id)] = (uint32_t)(i + 1);
     free(m->slot);
     *m = g;
     return true;
@@ -122,6 +181,9 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
     struct map m = {0};
     size_t i, n = 0, cap = 0;
 
+    res = lp_config.leak_resolution < lp_config.depth
+              ? (unsigned)lp_config.leak_resolution : 0;
+
     for (i = 0; i < sc->nblocks; i++) {
         const struct lp_scan_block *b = &sc->blocks[i];
         uint64_t time = b->time & ((1ull << LP_BLOCK_TIME_BITS) - 1);
@@ -136,7 +198,7 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
         if ((n + 1) * 2 > m.mask + 1 && !map_grow(&m, recs, n))
             goto fail;
         ctx = lp_loss_context(b->stack_id, (unsigned)lp_config.depth);
-        s = probe(&m, recs, b->kind, ctx);
+        s = find_slot(&m, recs, b->kind, ctx);
         if (!m.slot[s]) {
             struct lp_stack *st = lp_stack_get(ctx);
 

@@ -174,7 +174,7 @@ fi
 like fk3 fk $?
 check "--log-fd of a closed descriptor: one line, the report on stderr" sh -c 'grep -q "log_fd=7 is not an open descriptor" fk3.err && grep -q "HEAP SUMMARY" fk3.err'
 
-for bad in --track-origins=yes --xml=yes --leak-resolution=low --track-fds=yes; do
+for bad in --track-origins=yes --xml=yes --undef-value-errors=yes --track-fds=yes; do
     "$LP" "$bad" ./slow_app >vgb.out 2>vgb.err; rc=$?
     check "$bad: exit 1, one line with the reason" sh -c "[ $rc = 1 ] && [ ! -s vgb.out ] && [ \$(wc -l <vgb.err) = 1 ] && grep -q '^leakprof: $bad is not supported (.*)\$' vgb.err"
 done

@@ -46,6 +46,24 @@ for p in cpp_containers cpp_inlined cpp_own_new; do
         same_as_memcheck "$p, demangle=no: whole report as memcheck's" "$WORK/dm_$p.txt" "$WORK/mc_dm_$p.txt"
     fi
 done
+# leak_resolution=low|med (--leak-resolution): stacks that agree on their
+# first 2 or 4 frames make one loss record, shown with the first block's
+# stack. Memcheck merges the same way when its record tree's lookup meets
+# the matching record (its order of contexts decides: it keeps two such
+# records of cpp_containers apart at low); where it does, every record as
+# Memcheck's.
+for rp in low:leak_kinds med:leak_kinds med:cpp_containers; do
+    r=${rp%%:*} p=${rp#*:}
+    run_lp "$WORK/lr_$p.txt" "show_leak_kinds=all:leak_resolution=$r" "$SAMPLES/$p"
+    if have_valgrind; then
+        run_mc "$WORK/mc_lr_$p.txt" "--leak-check=full --show-leak-kinds=all --leak-resolution=$r" "$SAMPLES/$p"
+        same_as_memcheck "$p, leak_resolution=$r: whole report as memcheck's" "$WORK/lr_$p.txt" "$WORK/mc_lr_$p.txt"
+    fi
+done
+run_lp "$WORK/lr_low.txt" "show_leak_kinds=all:leak_resolution=low" "$SAMPLES/cpp_containers"
+check "leak_resolution=low: the std::string blocks of keep() and of the static initialiser (same first two frames) in one record" \
+    grep -q "140 bytes in 4 blocks are still reachable in loss record" "$WORK/lr_low.txt"
+check "leak_resolution=low: fewer loss records than high" sh -c "[ \$(grep -c 'in loss record' '$WORK/lr_low.txt') -lt \$(grep -c 'in loss record' '$WORK/cpp_containers.txt') ]"
 # Stacks that agree on their first depth frames and differ only beyond:
 # one loss record, as Memcheck keeps only --num-callers frames of each.
 for d in 30 12; do
