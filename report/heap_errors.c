@@ -107,6 +107,8 @@ int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
         lp_line(&w, " Address %#" PRIxPTR " is %s bytes inside a block of size %s free'd",
              e->addr, off, size);
         print_stack(&w, &e->freed_at, sym, self_obj, depth);
+        if (e->no_alloc_section)
+            break;
         lp_line(&w, " Block was alloc'd at");
         print_stack(&w, &e->alloc_at, sym, self_obj, depth);
         break;

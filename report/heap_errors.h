@@ -58,6 +58,8 @@ struct lp_heap_error {
     uint64_t offset, size;
     struct lp_heap_error_stack freed_at; /* FREED */
     struct lp_heap_error_stack alloc_at; /* FREED, ALLOCD */
+    bool no_alloc_section; /* FREED: no "Block was alloc'd at" (Memcheck's
+                              --keep-stacktraces=free, alloc-then-free, none) */
     /* STACK: Valgrind's thread number (main is 1) and, when the address
      * lies in a frame of the current stack, that frame's number (frame 0
      * is the hook) and its return address, else frame = -1. */

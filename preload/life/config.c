@@ -491,15 +491,34 @@ static bool set_freelist_vol(struct lp_config *c, const char *v)
     return true;
 }
 
+/* Memcheck's --keep-stacktraces: which stacks a heap error can show. We
+ * always record the allocation stack (the leak report needs it); the
+ * mode says whether a free captures one too, and which the error shows:
+ * alloc: alloc'd at only; free: free'd at only; alloc-and-free: both;
+ * alloc-then-free: alloc'd at while the block lives, free'd at after;
+ * none: neither. */
 static bool set_keep_stacktraces(struct lp_config *c, const char *v)
 {
-    if (!strcmp(v, "alloc") || !strcmp(v, "none"))
-        c->keep_free_stacks = false;
-    else if (!strcmp(v, "alloc-and-free") || !strcmp(v, "alloc-then-free"))
-        c->keep_free_stacks = true;
-    else
-        return false;
-    return true;
+    static const struct {
+        const char *name;
+        bool free_stack, alloc_shown, alloc_after_free;
+    } modes[] = {
+        {"alloc", false, true, true},
+        {"free", true, false, false},
+        {"alloc-and-free", true, true, true},
+        {"alloc-then-free", true, true, false},
+        {"none", false, false, false},
+    };
+    size_t i;
+
+    for (i = 0; i < LP_ARRAY_SIZE(modes); i++)
+        if (!strcmp(v, modes[i].name)) {
+            c->keep_free_stacks = modes[i].free_stack;
+            c->show_alloc_stack = modes[i].alloc_shown;
+            c->show_alloc_after_free = modes[i].alloc_after_free;
+            return true;
+        }
+    return false;
 }
 
 /* Which live blocks a snapshot signal's live report lists (leakcheck.c):
@@ -657,7 +676,7 @@ const struct lp_option lp_options[] = {
     {"freelist_vol", "20000000", "BYTES",
      "freed blocks remembered to recognise double frees (Memcheck's --freelist-vol)",
      set_freelist_vol, 0},
-    {"keep_stacktraces", "alloc", "alloc|alloc-and-free",
+    {"keep_stacktraces", "alloc", "alloc|free|alloc-and-free|alloc-then-free|none",
      "alloc-and-free: heap errors also show where a block was freed (every free then captures a stack)",
      set_keep_stacktraces, 0},
     {"freeres", "auto", "auto|always|never",

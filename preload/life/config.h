@@ -66,7 +66,9 @@ struct lp_config {
     bool gen_suppressions;
     int verbosity; /* 1: list used suppressions, print Parent PID */
     uint64_t freelist_vol;  /* bytes of recently freed blocks remembered */
-    bool keep_free_stacks;  /* keep_stacktraces=alloc-and-free (default) */
+    bool keep_free_stacks;  /* keep_stacktraces: a free captures its stack */
+    bool show_alloc_stack;  /* ... a heap error shows the block's alloc'd at */
+    bool show_alloc_after_free; /* ... also for a block already freed */
     int freeres;            /* 0 auto, 1 always, -1 never (exit.c) */
     bool quiet;    /* Valgrind's -q: only the loss records */
     /* Set by leakprof itself, never by the user: */

@@ -227,7 +227,8 @@ void lp_heap_error_mismatch(const struct lp_block *b, unsigned how,
     e.where = LP_WHERE_ALLOCD;
     e.offset = 0;
     e.size = b->size;
-    set_stack(&e.alloc_at, b->stack_id);
+    if (lp_config.show_alloc_stack)
+        set_stack(&e.alloc_at, b->stack_id);
     report(&e, at_stack);
 }
 
@@ -487,6 +488,7 @@ bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
         e.size = fr.size;
         set_stack(&e.freed_at, fr.free_stack);
         set_stack(&e.alloc_at, fr.alloc_stack);
+        e.no_alloc_section = !lp_config.show_alloc_after_free;
     } else if (on_a_stack(a, &e)) {
         /* e is filled in */
     } else if (dladdr(p, &info) != 0 && info.dli_fname != NULL) {
@@ -509,7 +511,8 @@ bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
             e.where = LP_WHERE_ALLOCD;
             e.offset = a - in.b.addr;
             e.size = in.b.size;
-            set_stack(&e.alloc_at, in.b.stack_id);
+            if (lp_config.show_alloc_stack)
+                set_stack(&e.alloc_at, in.b.stack_id);
         } else if (unmapped(a)) {
             e.where = LP_WHERE_NOWHERE;
         } else if (!glibc_rejects(a, &e)) {

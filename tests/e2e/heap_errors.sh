@@ -54,6 +54,11 @@ done
 # Memcheck's --keep-stacktraces=alloc: no freed-at stack is kept ("at 0x0: ???").
 one_case heap_errors double keep_stacktraces=alloc --keep-stacktraces=alloc
 one_case heap_errors realloc keep_stacktraces=alloc --keep-stacktraces=alloc
+# The other modes: free'd at only, alloc'd at then free'd at, neither.
+for k in free alloc-then-free none; do
+    one_case heap_errors all keep_stacktraces=$k --keep-stacktraces=$k
+    one_case heap_errors_cxx all keep_stacktraces=$k --keep-stacktraces=$k
+done
 
 # Natively, glibc aborts on the double free: what this test protects.
 bash -c '"$1" double >/dev/null 2>&1' _ "$SAMPLES/heap_errors" 2>/dev/null; rc=$?
