@@ -71,8 +71,6 @@ static const struct row {
     {"alignment", "8|16", "blocks have glibc's alignment (16 bytes)"},
     {"run-cxx-freeres", "yes",
      "libstdc++'s emergency pool is always counted freed"},
-    {"show-mismatched-frees", "yes",
-     "a mismatched free is always reported"},
     {"track-fds", "no", "leakprof does not track file descriptors"},
     {"xml", "no",
      "reports are text, JSON (--log-format=json) or SARIF (--sarif=FILE)"},

@@ -521,6 +521,16 @@ static bool set_keep_stacktraces(struct lp_config *c, const char *v)
     return false;
 }
 
+static bool set_show_mismatched(struct lp_config *c, const char *v)
+{
+    bool b;
+
+    if (!parse_bool(v, &b))
+        return false;
+    c->hide_mismatched = !b;
+    return true;
+}
+
 /* Which live blocks a snapshot signal's live report lists (leakcheck.c):
  * all of them (start), or only those allocated since the previous
  * signal's report and still live (last): leaks by age, for services. */
@@ -679,6 +689,9 @@ const struct lp_option lp_options[] = {
     {"keep_stacktraces", "alloc", "alloc|free|alloc-and-free|alloc-then-free|none",
      "alloc-and-free: heap errors also show where a block was freed (every free then captures a stack)",
      set_keep_stacktraces, 0},
+    {"show_mismatched_frees", "yes", "yes|no",
+     "no: a block released by the wrong call (free of new, ...) is not an error (Memcheck's option)",
+     set_show_mismatched, LP_OPT_BOOL},
     {"freeres", "auto", "auto|always|never",
      "free the C runtime's buffers before the leak search: auto only when no other thread runs (always: Memcheck's figures, at the risk of a thread still in libc)",
      set_freeres, 0},

@@ -69,6 +69,7 @@ struct lp_config {
     bool keep_free_stacks;  /* keep_stacktraces: a free captures its stack */
     bool show_alloc_stack;  /* ... a heap error shows the block's alloc'd at */
     bool show_alloc_after_free; /* ... also for a block already freed */
+    bool hide_mismatched;   /* show_mismatched_frees=no */
     int freeres;            /* 0 auto, 1 always, -1 never (exit.c) */
     bool quiet;    /* Valgrind's -q: only the loss records */
     /* Set by leakprof itself, never by the user: */

@@ -221,6 +221,8 @@ void lp_heap_error_mismatch(const struct lp_block *b, unsigned how,
     struct lp_heap_error e;
 
     (void)how;
+    if (lp_config.hide_mismatched)
+        return; /* show_mismatched_frees=no: not an error at all */
     memset(&e, 0, sizeof(e));
     e.kind = LP_HEAP_ERR_MISMATCH;
     e.addr = b->addr;

@@ -54,6 +54,9 @@ done
 # Memcheck's --keep-stacktraces=alloc: no freed-at stack is kept ("at 0x0: ???").
 one_case heap_errors double keep_stacktraces=alloc --keep-stacktraces=alloc
 one_case heap_errors realloc keep_stacktraces=alloc --keep-stacktraces=alloc
+# show_mismatched_frees=no: a mismatched release is no error at all.
+one_case heap_errors_cxx all "keep_stacktraces=alloc-and-free:show_mismatched_frees=no" --show-mismatched-frees=no
+check "show_mismatched_frees=no: no mismatched free reported" bash -c "! grep -q 'Mismatched free' '$WORK/lp.all.txt'"
 # The other modes: free'd at only, alloc'd at then free'd at, neither.
 for k in free alloc-then-free none; do
     one_case heap_errors all keep_stacktraces=$k --keep-stacktraces=$k
