@@ -90,7 +90,7 @@ $(O)/leakprint: $(LEAKPRINT_OBJ) $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LIBS) -lz $(LDSAN)
 
 # The launcher validates options with the library's own parser.
-$(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/life/config.o $(O)/preload/life/config_patterns.o $(O)/libreport.a
+$(O)/leakprof: $(LAUNCHER_OBJ) $(O)/preload/life/config.o $(O)/preload/life/config_parse.o $(O)/preload/life/config_patterns.o $(O)/libreport.a
 	$(Q)$(CC) -o $@ $^ $(LDSAN)
 
 # Objects that print the version.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.c - LEAKPROF_OPTIONS parsing: the option table and its setters.
+ * config.c - LEAKPROF_OPTIONS: the option table and its setters (reading
+ * the text is config_parse.c's).
  *
  * Each option is one row of lp_options[] with a setter that validates and
  * stores its value; defaults are applied through the same setters, from
@@ -25,31 +26,6 @@
 #include "report/signame.h"
 
 struct lp_config lp_config;
-
-static void warn_line(bool warn, bool cmdline, const char *what,
-                      const char *key, const char *val)
-{
-    char buf[512], dashed[128];
-    size_t i;
-    int n;
-
-    if (!warn)
-        return;
-    /* On the command line the user wrote --some-key: say it that way. */
-    if (cmdline) {
-        for (i = 0; key[i] && i + 3 < sizeof(dashed); i++)
-            dashed[i + 2] = key[i] == '_' ? '-' : key[i];
-        dashed[0] = dashed[1] = '-';
-        dashed[i + 2] = 0;
-        key = dashed;
-    }
-    n = snprintf(buf, sizeof(buf), "==%d== leakprof: %s '%s%s%s' %s, ignored\n",
-                 (int)getpid(), what, key, val ? "=" : "", val ? val : "",
-                 cmdline ? "on the leakprof command line" : "in LEAKPROF_OPTIONS");
-    if (n > (int)sizeof(buf))
-        n = sizeof(buf);
-    (void)!write(2, buf, n);
-}
 
 struct name_bits {
     const char *name;
@@ -291,14 +267,21 @@ static bool set_gen_suppressions(struct lp_config *c, const char *v)
     return parse_bool(v, &c->gen_suppressions);
 }
 
-static bool set_demangle(struct lp_config *c, const char *v)
+/* A yes|no option stored as its negation (a field whose zero is the
+ * default of the option's yes). */
+static bool parse_bool_not(const char *v, bool *out)
 {
     bool b;
 
     if (!parse_bool(v, &b))
         return false;
-    c->no_demangle = !b;
+    *out = !b;
     return true;
+}
+
+static bool set_demangle(struct lp_config *c, const char *v)
+{
+    return parse_bool_not(v, &c->no_demangle);
 }
 
 /* A fill byte as Valgrind takes it: hexadecimal, 0x optional; or none. */
@@ -523,12 +506,7 @@ static bool set_keep_stacktraces(struct lp_config *c, const char *v)
 
 static bool set_show_mismatched(struct lp_config *c, const char *v)
 {
-    bool b;
-
-    if (!parse_bool(v, &b))
-        return false;
-    c->hide_mismatched = !b;
-    return true;
+    return parse_bool_not(v, &c->hide_mismatched);
 }
 
 /* Which live blocks a snapshot signal's live report lists (leakcheck.c):
@@ -706,109 +684,3 @@ const struct lp_option lp_options[] = {
      LP_OPT_INTERNAL},
 };
 const size_t lp_noptions = LP_ARRAY_SIZE(lp_options);
-
-const struct lp_option *lp_option_find(const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < lp_noptions; i++)
-        if (!strcmp(lp_options[i].key, key))
-            return &lp_options[i];
-    return NULL;
-}
-
-void lp_config_defaults(struct lp_config *c)
-{
-    size_t i;
-
-    memset(c, 0, sizeof(*c));
-    for (i = 0; i < lp_noptions; i++)
-        if (lp_options[i].defval)
-            lp_options[i].set(c, lp_options[i].defval);
-}
-
-int lp_config_apply(struct lp_config *c, const char *key, const char *value)
-{
-    const struct lp_option *o = lp_option_find(key);
-
-    if (!o)
-        return -ENOENT;
-    return o->set(c, value) ? 0 : -EINVAL;
-}
-
-static bool is_separator(char ch)
-{
-    return ch == ':' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-}
-
-int lp_config_next_item(const char **p, char *item, size_t n)
-{
-    const char *s = *p;
-    char quote = 0;
-    size_t len = 0;
-    bool fits = true;
-
-    while (*s && is_separator(*s))
-        s++;
-    if (!*s) {
-        *p = s;
-        return 0;
-    }
-    for (; *s && (quote || !is_separator(*s)); s++) {
-        if (quote ? *s == quote : (*s == '\'' || *s == '"')) {
-            quote = quote ? 0 : *s;
-            continue;
-        }
-        if (len + 1 < n)
-            item[len++] = *s;
-        else
-            fits = false;
-    }
-    *p = s;
-    if (n)
-        item[len] = 0;
-    return fits ? (int)(len ? len : 1) : -1;
-}
-
-int lp_config_parse(struct lp_config *c, const char *text, bool warn)
-{
-    char item[LP_CONFIG_PATH_MAX * 2];
-    const char *p = text;
-    int problems = 0, len;
-
-    lp_config_defaults(c);
-    if (!text || !*text)
-        return 0;
-    if (strlen(text) >= sizeof(c->options_text)) {
-        warn_line(warn, false, "value too long", "LEAKPROF_OPTIONS", NULL);
-        return 1;
-    }
-    strcpy(c->options_text, text);
-    while ((len = lp_config_next_item(&p, item, sizeof(item))) != 0) {
-        char *eq = strchr(item, '=');
-        int rc;
-
-        if (len < 0) {
-            warn_line(warn, c->from_cmdline, "value too long", item, NULL);
-            problems++;
-            continue;
-        }
-        if (!*item) /* only quotes: "" */
-            continue;
-        if (!eq) {
-            warn_line(warn, c->from_cmdline, "option without a value", item,
-                      NULL);
-            problems++;
-            continue;
-        }
-        *eq = 0;
-        rc = lp_config_apply(c, item, eq + 1);
-        if (rc != 0) {
-            warn_line(warn, c->from_cmdline,
-                      rc == -ENOENT ? "unknown option" : "bad value", item,
-                      eq + 1);
-            problems++;
-        }
-    }
-    return problems;
-}

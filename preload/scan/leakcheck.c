@@ -71,24 +71,33 @@ static struct {
     unsigned since_sig;
 } lc;
 
-static void load_suppressions(void)
+/* A suppression set: the built-in entries if asked, then the user's
+ * files, each file that does not parse reported if asked (once a
+ * process: the second set reads the same files). NULL without memory. */
+static struct lp_supp *read_set(bool builtins, bool report)
 {
+    struct lp_supp *set = lp_supp_new();
     char err[1024];
     int i;
 
+    if (!set)
+        return NULL;
+    lp_supp_set_max_callers(set, lp_config.depth);
+    if (builtins && lp_config.builtin_suppressions)
+        lp_supp_add_builtin_for(set, lp_fatal_signal_info() == NULL);
+    for (i = 0; i < lp_config.nsuppressions; i++)
+        if (lp_supp_load(set, lp_config.suppressions[i], err, sizeof(err)) < 0 &&
+            report)
+            lp_diag("%s (suppression file ignored)", err);
+    return set;
+}
+
+static void load_suppressions(void)
+{
     if (lc.supp_loaded)
         return;
     lc.supp_loaded = true;
-    lc.supp = lp_supp_new();
-    if (!lc.supp)
-        return;
-    lp_supp_set_max_callers(lc.supp, lp_config.depth);
-    if (lp_config.builtin_suppressions)
-        lp_supp_add_builtin_for(lc.supp, lp_fatal_signal_info() == NULL);
-    for (i = 0; i < lp_config.nsuppressions; i++)
-        if (lp_supp_load(lc.supp, lp_config.suppressions[i], err,
-                         sizeof(err)) < 0)
-            lp_diag("%s (suppression file ignored)", err);
+    lc.supp = read_set(true, true);
 }
 
 static void find_self_obj(void)
@@ -132,19 +141,10 @@ void lp_leakcheck_sym_put(void)
  */
 static void load_error_suppressions(void)
 {
-    char err[1024];
-    int i;
-
     if (lc.err_supp_loaded)
         return;
     lc.err_supp_loaded = true;
-    lc.err_supp = lp_supp_new();
-    if (!lc.err_supp)
-        return;
-    lp_supp_set_max_callers(lc.err_supp, lp_config.depth);
-    for (i = 0; i < lp_config.nsuppressions; i++)
-        (void)lp_supp_load(lc.err_supp, lp_config.suppressions[i], err,
-                           sizeof(err));
+    lc.err_supp = read_set(false, false);
 }
 
 int lp_leakcheck_free_suppression(const uintptr_t *ips, unsigned nips)
