@@ -51,7 +51,9 @@
 static void prepare(void)
 {
     held_before = lp_guard_held;
-    lp_guard_held = true;
+    lp_guard_held = true; /* from here on, our allocations are ours */
+    if (!held_before)
+        lp_leakcheck_before_fork(); /* takes and drops the report's lock */
     lp_in_libc++; /* until parent/child: glibc's fork holds its locks */
     lp_snapshot_write_lock();
     lp_leakcheck_lock();

@@ -192,6 +192,10 @@ void lp_leakcheck_atfork_child(void)
 {
     pthread_mutex_init(&lock, NULL);
     lp_report_log_atfork_child();
+    /* A destination shared with the parent has its preamble already
+     * (lp_leakcheck_before_fork): the child's report goes without one. */
+    if (lp_report_log_shared() && !lp_config.log_json)
+        lc.preamble_pid = getpid();
 }
 
 const char *lp_leakcheck_self_obj(void)
@@ -243,6 +247,22 @@ static void write_preamble_once(void)
     fclose(mem);
     lp_report_log_write(buf, len, false);
     free(buf);
+}
+
+/*
+ * Memcheck prints its preamble when the program starts, so a fork child's
+ * report, printed to the same destination, comes after it and has none of
+ * its own. Ours is printed with the report, at exit: before the first
+ * fork to a shared destination it goes out now, so the child's report
+ * follows it as under Memcheck.
+ */
+void lp_leakcheck_before_fork(void)
+{
+    if (!lp_report_log_shared() || lp_config.log_json)
+        return;
+    pthread_mutex_lock(&lock);
+    write_preamble_once();
+    pthread_mutex_unlock(&lock);
 }
 
 void lp_leakcheck_write_locked(const char *buf, size_t len)

@@ -49,6 +49,9 @@ void lp_leakcheck_sym_prime(void);
 void lp_leakcheck_lock(void);
 void lp_leakcheck_unlock(void);
 void lp_leakcheck_atfork_child(void);
+/* fork() is about to run (fork.c, before any lock): a shared destination
+ * gets this process's preamble now, before a child can write to it. */
+void lp_leakcheck_before_fork(void);
 
 /* Between lp_leakcheck_sym_get() and _put(): the path of our library (as
  * frames print it, "(in PATH)"), and a write of text to the log, through

@@ -179,6 +179,12 @@ void lp_report_log_atfork_child(void)
     lp_fd_guard_keep(&lg.fd);
 }
 
+bool lp_report_log_shared(void)
+{
+    return lp_config.log_fd >= 0 || !lp_config.log[0] ||
+           !lp_config_per_process(lp_config.log);
+}
+
 void lp_report_log_before_exec(void)
 {
     char path[LP_CONFIG_PATH_MAX + 32];

@@ -17,6 +17,11 @@ void lp_report_log_begin(void);
  * a later part of this process's output (a live report's). */
 void lp_report_log_write(const char *buf, size_t len, bool append_only);
 
+/* Whether every process writes to one destination (stderr, log_fd, a
+ * log= file without %p), where Memcheck's fork children print no
+ * preamble of their own. */
+bool lp_report_log_shared(void);
+
 /* In a fork child: open its own log=%p file now (fork.c). */
 void lp_report_log_atfork_child(void);
 

@@ -163,6 +163,13 @@ native fk ./fk
 "$LP" --massif=0 --log-fd=9 ./fk >fk1.out 2>fk1.err 9>fk1.log
 like fk1 fk $?
 check "--log-fd=9: both reports there, closed by the program or not" sh -c '[ $(grep -c "HEAP SUMMARY" fk1.log) = 2 ] && grep -q "definitely lost: 22 bytes" fk1.log && ! grep -q "HEAP SUMMARY" fk1.err'
+check "a shared destination: one preamble, first, as Memcheck prints it at start" sh -c '[ $(grep -c "a memory leak checker" fk1.log) = 1 ] && head -1 fk1.log | grep -q "a memory leak checker"'
+if have_valgrind; then
+    valgrind --leak-check=full --log-fd=9 ./fk >/dev/null 2>&1 9>fk1.mc
+    check "fork child and parent on one descriptor: the whole log in Memcheck's layout" diff \
+        <(sed -E 's/^==[0-9]+==/==/; s/0x[0-9A-F]+/0x/g; s/\(in [^)]*(vgpreload_memcheck-amd64-linux|libleakprof)\.so\)/(in PRELOAD)/' fk1.mc | sed 1,4d) \
+        <(sed -E 's/^==[0-9]+==/==/; s/0x[0-9A-F]+/0x/g; s/\(in [^)]*(vgpreload_memcheck-amd64-linux|libleakprof)\.so\)/(in PRELOAD)/' fk1.log | sed 1,2d)
+fi
 "$LP" --massif=0 --log-fd=9 --child-silent-after-fork=yes ./fk >fk2.out 2>fk2.err 9>fk2.log
 like fk2 fk $?
 check "--child-silent-after-fork=yes: the parent's report only" sh -c '[ $(grep -c "HEAP SUMMARY" fk2.log) = 1 ] && ! grep -q "22 bytes" fk2.log && grep -q "in use at exit: 12 bytes in 1 blocks" fk2.log'
