@@ -83,25 +83,10 @@ LP_EXPORT void *calloc(size_t n, size_t size)
     return p;
 }
 
-/* realloc with malloc_fill: the bytes past what the block held (its
- * size, or its usable size when untracked) are set. Always inlined, so
- * the record still starts "at realloc". */
-static inline __attribute__((always_inline)) void *
-fill_tail(void *old, size_t size, size_t held, int had,
-          const struct lp_block *ob, size_t old_usable)
-{
-    void *np = IN_LIBC(lp_real.realloc(old, size));
-
-    if (np && size > held)
-        memset((char *)np + held, lp_config.malloc_fill, size - held);
-    lp_track_realloc_end(old, np, size, had > 0, ob, old_usable);
-    return np;
-}
-
 LP_EXPORT void *realloc(void *old, size_t size)
 {
     struct lp_block ob;
-    size_t old_usable = 0;
+    size_t old_usable = 0, held;
     int had;
     void *np;
 
@@ -121,8 +106,7 @@ LP_EXPORT void *realloc(void *old, size_t size)
         np = IN_LIBC(lp_real.malloc(size));
         if (np) {
             memcpy(np, old, n < size ? n : size);
-            if (size > n && LP_UNLIKELY(lp_config.malloc_fill >= 0))
-                memset((char *)np + n, lp_config.malloc_fill, size - n);
+            lp_track_malloc_fill(np, n, size);
             lp_track_alloc_unfilled(np, size, LP_HOW_MALLOC);
         }
         return np;
@@ -141,10 +125,13 @@ LP_EXPORT void *realloc(void *old, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    if (LP_UNLIKELY(lp_config.malloc_fill >= 0)) /* the new bytes only */
-        return fill_tail(old, size, had > 0 ? ob.size : lp_real.malloc_usable_size(old),
-                         had, &ob, old_usable);
+    /* malloc_fill: only the bytes past what the block held (its size, or
+     * its usable size when untracked). */
+    held = had > 0 ? ob.size
+           : LP_UNLIKELY(lp_config.malloc_fill >= 0) ? lp_real.malloc_usable_size(old)
+                                                     : 0;
     np = IN_LIBC(lp_real.realloc(old, size));
+    lp_track_malloc_fill(np, held, size);
     lp_track_realloc_end(old, np, size, had > 0, &ob, old_usable);
     return np;
 }

@@ -62,13 +62,21 @@ lp_track_alloc_unfilled(void *p, size_t size, unsigned how)
         lp_track_alloc_slow(p, size, how);
 }
 
-/* Any other new block: with malloc_fill=0xNN (Memcheck's --malloc-fill)
- * its bytes are set first, tracked or not. */
+/* malloc_fill=0xNN (Memcheck's --malloc-fill): bytes [from, to) of a new
+ * or grown block p are set; nothing when the option is off. */
+static inline __attribute__((always_inline)) void
+lp_track_malloc_fill(void *p, size_t from, size_t to)
+{
+    if (LP_UNLIKELY(lp_config.malloc_fill >= 0) && p != NULL && to > from)
+        memset((char *)p + from, lp_config.malloc_fill, to - from);
+}
+
+/* Any other new block: its bytes filled first (malloc_fill), tracked or
+ * not. */
 static inline __attribute__((always_inline)) void
 lp_track_alloc(void *p, size_t size, unsigned how)
 {
-    if (LP_UNLIKELY(lp_config.malloc_fill >= 0))
-        memset(p, lp_config.malloc_fill, size);
+    lp_track_malloc_fill(p, 0, size);
     lp_track_alloc_unfilled(p, size, how);
 }
 

@@ -44,6 +44,8 @@
                             medium: the first four frames */
 #define MAX_UNWIND 64
 
+#define NOT_MATCHED (-2) /* he.supp: the context's stack not matched yet */
+
 struct context {
     int kind;
     unsigned nips;
@@ -107,7 +109,7 @@ static int find_context(int kind, const struct lp_stack *at, bool *fresh)
     if (he.ncontexts == MAX_CONTEXTS)
         return -1;
     he.ctx[he.ncontexts] = c;
-    he.supp[he.ncontexts] = -2; /* NOT_MATCHED */
+    he.supp[he.ncontexts] = NOT_MATCHED;
     *fresh = true;
     return (int)he.ncontexts++;
 }
@@ -162,8 +164,6 @@ static void emit(struct lp_heap_error *e)
 }
 
 static int thread_number(pid_t tid);
-
-#define NOT_MATCHED (-2) /* he.supp: the context's stack not matched yet */
 
 /*
  * An error: shown when its context is new, counted either way; or
