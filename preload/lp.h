@@ -61,7 +61,29 @@ static inline uint64_t lp_hash_addr(uintptr_t a)
  * one, on every allocation of a single-threaded program. Readers (the
  * dumper thread) use relaxed loads either way, so nothing is torn.
  */
-extern bool lp_threaded;
+/*
+ * What the hooks' fast paths read, in one cache line and so in one page:
+ * the init state, the threaded flag, the options that decide whether a
+ * hook only forwards, the sampler's free filter and the real malloc and
+ * free. Spread over six lines of five pages (lp_config alone is five
+ * pages), the first load of each hook was half its samples in a sampled
+ * storm: a miss of the first-level TLB, which the storm's heap keeps
+ * full. The option and function fields are copies (init.c: lp_hot_set),
+ * written once before init_state first says ready.
+ */
+struct lp_hot_line {
+    int init_state;   /* init.c: 2 when the hooks may track */
+    bool threaded;    /* see below */
+    int malloc_fill;  /* lp_config's (-1: off) */
+    int free_fill;
+    uint64_t sample_bytes;
+    uint8_t *sample_filter; /* sample.h */
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void (*free)(void *);
+} __attribute__((aligned(64))); /* the line alone: nothing else on it */
+extern struct lp_hot_line lp_hot __attribute__((visibility("hidden")));
+#define lp_threaded (lp_hot.threaded)
 static inline uint64_t lp_count_add(uint64_t *p, uint64_t v)
 {
     uint64_t n;

@@ -14,7 +14,9 @@
 __thread struct lp_tcb_slot lp_self_tls __attribute__((tls_model("initial-exec")));
 #endif
 int lp_state = LP_STATE_BOOT;
-bool lp_threaded;
+struct lp_hot_line lp_hot = {
+    .malloc_fill = -1, .free_fill = -1,
+};
 /* Defined here, not in process.c, which also defines exit(): unit tests
  * link this without taking over the test binary's exit. */
 struct lp_process lp_process;

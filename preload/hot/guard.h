@@ -22,7 +22,9 @@ enum lp_state { LP_STATE_BOOT = 0, LP_STATE_READY, LP_STATE_DONE };
 extern int lp_state;              /* enum lp_state, atomically accessed */
 /* Non-zero while this thread is inside code a signal handler of ours must
  * not re-enter (the real allocator, fork): then the handler only records
- * its request. */
+ * its request. Only a single-threaded program's handler reads it
+ * (snapshot_signal.c), so once the program has threads the hooks that
+ * only forward (track.h: lp_track_pass) leave it alone. */
 #define lp_in_libc (lp_self.in_libc)
 
 struct lp_guard {

@@ -41,7 +41,15 @@
         lp_in_libc--; \
     } while (0)
 
-LP_EXPORT void *malloc(size_t size)
+/*
+ * malloc and free in two parts: the hook itself, which needs no frame when
+ * it only forwards (sampled mode, an untracked block: lp_track_pass), and
+ * the body, called (never tail-called) otherwise, so that the hook stays
+ * a frame of the stack (the "at malloc" line) while its forwarding path
+ * saves and restores no register. One body, inlined in each hook, set up
+ * a frame and four registers before its first test.
+ */
+static LP_NOINLINE void *malloc_body(size_t size)
 {
     void *p;
 
@@ -53,12 +61,35 @@ LP_EXPORT void *malloc(size_t size)
     return p;
 }
 
-LP_EXPORT void free(void *p)
+LP_EXPORT void *malloc(size_t size)
+{
+    void *p;
+
+    if (LP_LIKELY(lp_track_ready()) && lp_track_pass(size))
+        return lp_hot.malloc(size);
+    p = malloc_body(size);
+    __asm__ volatile("" ::: "memory"); /* no tail call: the hook's frame */
+    return p;
+}
+
+static LP_NOINLINE void free_body(void *p)
 {
     /* Record first: after the real free another thread may receive p.
      * A bad pointer (double free, stack, global...) is reported there
      * and never reaches glibc, which would abort the program. */
     lp_track_release(p, LP_HOW_MALLOC);
+}
+
+LP_EXPORT void free(void *p)
+{
+    if (p == NULL)
+        return;
+    if (lp_track_release_pass(p)) {
+        lp_hot.free(p);
+        return;
+    }
+    free_body(p);
+    __asm__ volatile("" ::: "memory"); /* no tail call: the hook's frame */
 }
 
 LP_EXPORT void *calloc(size_t n, size_t size)
@@ -72,6 +103,9 @@ LP_EXPORT void *calloc(size_t n, size_t size)
     }
     if (LP_UNLIKELY(!lp_track_init()))
         return lp_boot_alloc(total, 16); /* static memory is zeroed */
+    if (size != 16 && !(n == 1 && size == LP_EXIT_LIST_SIZE) &&
+        lp_track_pass(total))
+        return lp_hot.calloc(n, size);
     p = IN_LIBC(lp_real.calloc(n, size));
     if (LP_UNLIKELY(size == 16)) /* a thread's DTV: ours taken out */
         total = lp_own_tls_dtv_size(n, total,

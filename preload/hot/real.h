@@ -56,7 +56,8 @@ bool lp_real_init(void);
 /* Bump allocation for the dlsym window; never freed. */
 void *lp_boot_alloc(size_t size, size_t align);
 #define LP_BOOT_MEM_SIZE (256 * 1024)
-extern unsigned char lp_boot_mem[LP_BOOT_MEM_SIZE];
+extern unsigned char lp_boot_mem[LP_BOOT_MEM_SIZE]
+    __attribute__((visibility("hidden")));
 /* Inline: free() asks on every call. */
 static inline bool lp_boot_owns(const void *p)
 {

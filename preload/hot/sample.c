@@ -17,7 +17,6 @@
 
 #include "preload/hot/arena.h"
 
-uint8_t *lp_sample_filter;
 uint64_t lp_sample_table_misses;
 static uint64_t threads_seeded;
 

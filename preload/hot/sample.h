@@ -53,7 +53,7 @@
 #define LP_SAMPLE_FILTER_BITS 16 /* 64 KiB of counters */
 #define LP_SAMPLE_GRANULE_SHIFT 6 /* one counter per 64 bytes of address */
 
-extern uint8_t *lp_sample_filter; /* NULL: no filter (not sampling) */
+#define lp_sample_filter (lp_hot.sample_filter) /* NULL: not sampling */
 
 /* BOOT: allocate the filter when sample_bytes is set. */
 void lp_sample_init(void);
@@ -143,10 +143,16 @@ static inline uint64_t lp_sample_blocks_out(uint64_t fixed)
  * run fell from 0.36 to 0.29 of glibc's with 64 bytes (perf samples, 6
  * runs each). A glibc chunk is 32 bytes at least, so a granule holds one
  * or two small blocks: false positives stay rare (lockstep, sample_bytes
- * =4096: 1,281 frees of 400,000 looked in the table, 1,140 before). */
+ * =4096: 1,281 frees of 400,000 looked in the table, 1,140 before).
+ * The region's low 4 bits (addr bits 26-29) move its counters by 4 KiB
+ * blocks: threads' arenas, 64 MiB-aligned, would otherwise share
+ * counters, and a tracked block's increment in one thread takes away the
+ * line the other thread's frees read (a sampled 2-thread storm: 2% of
+ * its wall time, about the noise). */
 static inline uint8_t *lp_sample_slot(uintptr_t addr)
 {
-    return &lp_sample_filter[(addr >> LP_SAMPLE_GRANULE_SHIFT) &
+    return &lp_sample_filter[((addr >> LP_SAMPLE_GRANULE_SHIFT) ^
+                              ((addr >> 14) & 0xf000)) &
                              ((1u << LP_SAMPLE_FILTER_BITS) - 1)];
 }
 

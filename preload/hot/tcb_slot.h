@@ -46,6 +46,10 @@ struct lp_tcb_slot {
     bool track_init_here; /* init.c: this thread brings the library up */
     uint64_t sample_left; /* sample.c: bytes to the next sample point */
     uint64_t sample_rng;  /* sample.c: its generator's state (0: unseeded) */
+    uintptr_t last_alloc; /* track.c: ~address of this thread's latest
+                             block (complemented: the TCB is a scan root);
+                             beside sample_left: the forwarding malloc
+                             (track.h: lp_track_pass) writes both */
     unsigned in_libc;     /* guard.h: inside the real allocator or fork */
     bool fork_guard;      /* fork.c: the forking thread's guard */
     unsigned char unw_state; /* stack_walk.c */
@@ -55,8 +59,6 @@ struct lp_tcb_slot {
     struct lp_massif_local *massif_local; /* massif_count.c: pending */
     struct lp_stack_local *stack_local;   /* stack_count.c: its cache */
     struct lp_nursery *nursery; /* nursery.h: its young blocks */
-    uintptr_t last_alloc; /* track.c: ~address of this thread's latest
-                             block (complemented: the TCB is a scan root) */
     void *alt_stack; /* alt_stack.c: our alternate signal stack, if given */
 };
 

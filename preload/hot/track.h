@@ -23,9 +23,14 @@
  * ready is one acquire load; the rest is init.c's. Returns false while
  * the real allocator is being resolved by this thread: the caller must
  * then serve the request from the boot arena. */
+static inline bool lp_track_ready(void)
+{
+    return lp_load_acquire(&lp_init_state) == 2;
+}
+
 static inline bool lp_track_init(void)
 {
-    if (LP_LIKELY(lp_load_acquire(&lp_init_state) == 2))
+    if (LP_LIKELY(lp_track_ready()))
         return true;
     return lp_init_slow();
 }
@@ -51,6 +56,32 @@ void lp_track_lost(uintptr_t addr);
  * and a plain copy would make the thread's latest block reachable.
  */
 #define LP_HIDE_ADDR(p) (~(uintptr_t)(p))
+
+/*
+ * Sampled mode (sample_bytes=N): true when a new block of size bytes stays
+ * untracked and nothing has to happen around the real call either, so the
+ * hook tail-calls the real allocator, as a preload that only forwards
+ * does. That needs no fill (malloc_fill) and a program with threads: then
+ * no handler of ours reads lp_in_libc (snapshot_signal.c starts its
+ * thread from the handler only in a single-threaded program). The
+ * sampler's quick case only (the countdown stays above the block): when a
+ * point falls in the block this says false, consuming nothing, and
+ * lp_track_alloc asks the sampler again (its slow path then decides).
+ */
+static inline __attribute__((always_inline)) bool lp_track_pass(size_t size)
+{
+    uint64_t every = lp_hot.sample_bytes, left;
+
+    if (LP_LIKELY(every == 0) || size >= every ||
+        !lp_load_relaxed(&lp_threaded) || lp_hot.malloc_fill >= 0)
+        return false;
+    left = lp_self.sample_left;
+    if (left <= size)
+        return false;
+    lp_self.sample_left = left - size;
+    lp_self.last_alloc = 0; /* no tracked block is the thread's latest */
+    return true;
+}
 
 /* A block as the real allocator filled it: calloc's zeroes, or bytes
  * the hook copied in itself. */
@@ -120,6 +151,18 @@ lp_track_release(void *p, unsigned how)
         lp_real.free(p);
         lp_in_libc--;
     }
+}
+
+/* Sampled mode: true when p, not NULL, is certainly a block the table
+ * does not hold and nothing has to happen around the real free (no
+ * free_fill; a program with threads, as lp_track_pass says): the hook
+ * then tail-calls the real free. */
+static inline __attribute__((always_inline)) bool
+lp_track_release_pass(void *p)
+{
+    return p != NULL && LP_LIKELY(!lp_boot_owns(p)) &&
+           lp_sample_untracked((uintptr_t)p) && lp_hot.free_fill < 0 &&
+           lp_load_relaxed(&lp_threaded);
 }
 
 /* realloc in two steps around the real call: begin forgets old and

@@ -31,7 +31,6 @@
 #include "preload/hot/stack.h"
 #include "preload/hot/unwind_rules_file.h"
 
-int lp_init_state;
 #define init_here (lp_self.track_init_here)
 
 void lp_init_request_service(void)
@@ -49,6 +48,17 @@ static LP_NOINLINE bool serve_request(void)
     if (!lp_guard_held && lp_cas(&lp_init_state, &expect, 2))
         lp_signal_start_dumper();
     return true;
+}
+
+/* The hot line's copies (lp.h), before init_state says ready. */
+static void lp_hot_set(void)
+{
+    lp_hot.malloc_fill = lp_config.malloc_fill;
+    lp_hot.free_fill = lp_config.free_fill;
+    lp_hot.sample_bytes = lp_config.sample_bytes;
+    lp_hot.malloc = lp_real.malloc;
+    lp_hot.calloc = lp_real.calloc;
+    lp_hot.free = lp_real.free;
 }
 
 bool lp_init_slow(void)
@@ -73,6 +83,7 @@ bool lp_init_slow(void)
          * privileged process; read no options, write nothing, install
          * nothing. Every hook passes straight through. */
         lp_config_parse(&lp_config, NULL, false);
+        lp_hot_set();
         init_here = false;
         lp_store_release(&lp_state, LP_STATE_DONE);
         lp_store_release(&lp_init_state, 2);
@@ -91,6 +102,7 @@ bool lp_init_slow(void)
      * the first nursery; threads we start get one with their record
      * (thread_registry.c). */
     lp_self.nursery = lp_nursery_main();
+    lp_hot_set();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);
     lp_store_release(&lp_init_state, 2);

@@ -9,7 +9,7 @@
 #include "preload/lp.h"
 
 /* 0 none, 1 running, 2 done, 3 done and a service request is pending. */
-extern int lp_init_state;
+#define lp_init_state (lp_hot.init_state)
 
 /* The slow path of lp_track_init(): bring the profiler up, or wait for
  * the thread that does, or serve a pending request. */
