@@ -8,6 +8,9 @@
 # fastest run with its ratio to the fastest native run.
 #
 #   RUNS=5              runs per cell (median), default 3
+#   OPS=N               malloc/free pairs per storm thread, default 10M
+#                       (0.2 s natively: at 2M, 40 ms, the process's
+#                       start and exit were a tenth of a sampled run)
 #   BENCH_ONLY="storm1 sqlite"  only these workloads
 #   BENCH_MODES="native default massif0"  only these modes
 #   BENCH_VALGRIND=1    also Memcheck and Massif (one run; takes minutes)
@@ -34,7 +37,7 @@ O=${O:-build}
 cd "$(dirname "$0")/../.." || exit 2
 TOP=$(pwd)
 RUNS=${RUNS:-3}
-OPS=${OPS:-2000000}
+OPS=${OPS:-10000000}
 case $O in /*) out=$O ;; *) out=$TOP/$O ;; esac # O may be absolute
 lib=${BENCH_LIB:-$out/libleakprof.so}
 bindir=$out/bench
