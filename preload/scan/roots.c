@@ -21,6 +21,7 @@
  */
 #include "preload/scan/blocks.h"
 #include "preload/scan/classify.h"
+#include "preload/scan/heap_walk.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,6 +36,7 @@
 #include "preload/hot/arena.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/nursery.h"
+#include "preload/hot/sample.h"
 #include "preload/life/config.h"
 #include "preload/life/process.h"
 #include "preload/hot/table.h"
@@ -205,6 +207,33 @@ static void add_root(struct roots *r, uintptr_t lo, uintptr_t hi)
         r->rt[r->nrt++] = (struct range){lo, hi};
 }
 
+static bool add_heap_run(uintptr_t lo, uintptr_t hi, void *arg)
+{
+    struct roots *r = arg;
+
+    if (r->nrt == r->rtcap)
+        return false;
+    add_root(r, lo, hi);
+    return true;
+}
+
+/* Sampled mode: the in-use chunks the sampler left untracked, of the heap
+ * from chunk first to end, are roots (heap_walk.c says why); the tracked
+ * blocks c->addrs[from, to) lie in it. The caller leaves the heap itself
+ * out of the roots either way. */
+static void sampled_heap_roots(struct roots *r, const struct lp_scan_core *c,
+                               uintptr_t first, uintptr_t end, size_t from,
+                               size_t to)
+{
+    size_t saved = r->nrt;
+
+    if (!lp_sample_on() || first == 0)
+        return;
+    if (lp_heap_untracked_runs(first, end, c->addrs + from, to - from,
+                               add_heap_run, r) < 0)
+        r->nrt = saved;
+}
+
 static void add_root_word(struct roots *r, uintptr_t w)
 {
     if (w != 0 && r->nwords < r->wcap)
@@ -358,6 +387,12 @@ static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
                 hsize = ((const uintptr_t *)base)[2];
                 if (hsize <= HEAP_MAX && base + hsize >= a + bsize &&
                     base + hsize <= m->hi) {
+                    size_t j = i;
+
+                    while (j < to && c->addrs[j] < base + hsize)
+                        j++;
+                    sampled_heap_roots(r, c, lp_heap_first_chunk(base),
+                                       base + hsize, i, j);
                     exclude(r, base, base + hsize);
                     last_hi = base + hsize;
                     continue;
@@ -477,14 +512,16 @@ static void collect_roots(struct roots *r, const struct pmap *info,
         if ((m->flags & (LP_SCAN_MAP_R | LP_SCAN_MAP_W)) !=
             (LP_SCAN_MAP_R | LP_SCAN_MAP_W))
             continue;
+        while (first < bi && c->addrs[first] < m->lo)
+            first++;
         if (path[0] == '[' && strcmp(path, "[stack]") != 0 &&
             strncmp(path, "[stack:", 7) != 0 &&
             strncmp(path, "[anon", 5) != 0) {
+            if (strcmp(path, "[heap]") == 0 && first < bi)
+                sampled_heap_roots(r, c, m->lo, m->hi, first, bi);
             exclude(r, m->lo, m->hi); /* [heap], [vvar], [vsyscall] */
             continue;
         }
-        while (first < bi && c->addrs[first] < m->lo)
-            first++;
         if (first < bi)
             exclude_heap(r, m, c, first, bi);
     }
@@ -627,7 +664,10 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
     /* One work mapping: maps, info, exclusions, explicit roots. */
     {
         size_t excap = lines + nthreads * 2 + core.nblocks + 4096;
-        size_t rtcap = nthreads + 8;
+        /* Sampled mode: the heaps' untracked runs (heap_walk.c) too; a
+         * heap whose runs do not fit is left out, as before. */
+        size_t rtcap = nthreads + 8 +
+                       (lp_sample_on() ? 2 * core.nblocks + 65536 : 0);
         size_t wcap = lp_threads_count() + nthreads + 8;
         size_t need = lines * sizeof(*maps) + lines * sizeof(*info) +
                       excap * sizeof(struct range) +
