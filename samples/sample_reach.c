@@ -7,11 +7,15 @@
  * Half are made by a second thread, in glibc's second arena. One more
  * 8 KiB block is leaked for real. Exact and sampled runs must both find
  * 8,192 bytes in 1 block definitely lost, and nothing else lost.
+ * "sample_reach fork": the same in a fork child, whose heap grows past
+ * what it inherited (/proc/self/maps then shows [heap] as two lines).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define HOLDERS 2000
 #define BIG 8192
@@ -42,12 +46,35 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     pthread_t t;
     char *lost;
     long sum = 0;
     int i;
+
+    if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+        static char *before[100];
+        int st;
+        pid_t pid;
+
+        /* A heap the child inherits, its pages written: its growth in
+         * the child is then a mapping of its own. */
+        for (i = 0; i < 100; i++) {
+            before[i] = malloc(1000);
+            memset(before[i], 0, 1000);
+        }
+        fflush(stdout);
+        pid = fork();
+        if (pid < 0)
+            return 1;
+        if (pid > 0) {
+            if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+                return 1;
+            printf("child exited %d\n", WEXITSTATUS(st));
+            return 0;
+        }
+    }
 
     fill(0, HOLDERS / 2);
     if (pthread_create(&t, NULL, worker, NULL) != 0)

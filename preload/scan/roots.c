@@ -234,6 +234,28 @@ static void sampled_heap_roots(struct roots *r, const struct lp_scan_core *c,
         r->nrt = saved;
 }
 
+/* Sampled mode, the main arena's heap: the [heap] mapping at maps[i] and
+ * those right after it, which a fork child's growth leaves apart from
+ * what it inherited (nginx's workers: two lines, the top chunk across
+ * both); first: the first block at or above maps[i].lo. Returns the end
+ * of the heap, walked or not. */
+static uintptr_t main_heap_roots(struct roots *r, const struct lp_scan_core *c,
+                                 const struct pmap *info, size_t i,
+                                 size_t first)
+{
+    uintptr_t lo = r->maps[i].lo, hi = r->maps[i].hi;
+    size_t to = first;
+
+    while (i + 1 < r->nmaps && r->maps[i + 1].lo == hi &&
+           strcmp(info[i + 1].path, "[heap]") == 0)
+        hi = r->maps[++i].hi;
+    while (to < c->nblocks && c->addrs[to] < hi)
+        to++;
+    if (to > first)
+        sampled_heap_roots(r, c, lo, hi, first, to);
+    return hi;
+}
+
 static void add_root_word(struct roots *r, uintptr_t w)
 {
     if (w != 0 && r->nwords < r->wcap)
@@ -490,6 +512,7 @@ static void collect_roots(struct roots *r, const struct pmap *info,
                           const struct lp_scan_buf *own, size_t nown)
 {
     size_t i, k, bi = 0;
+    uintptr_t heap_walked = 0;
     struct range main_stack = {0, 0};
 
     for (i = 0; i < nown; i++)
@@ -517,8 +540,8 @@ static void collect_roots(struct roots *r, const struct pmap *info,
         if (path[0] == '[' && strcmp(path, "[stack]") != 0 &&
             strncmp(path, "[stack:", 7) != 0 &&
             strncmp(path, "[anon", 5) != 0) {
-            if (strcmp(path, "[heap]") == 0 && first < bi)
-                sampled_heap_roots(r, c, m->lo, m->hi, first, bi);
+            if (strcmp(path, "[heap]") == 0 && m->lo >= heap_walked)
+                heap_walked = main_heap_roots(r, c, info, i, first);
             exclude(r, m->lo, m->hi); /* [heap], [vvar], [vsyscall] */
             continue;
         }
