@@ -22,6 +22,7 @@
 #include "preload/scan/blocks.h"
 #include "preload/scan/classify.h"
 #include "preload/scan/heap_walk.h"
+#include "preload/scan/proc_maps.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,12 +48,6 @@
 #define HEAP_MAX (64ul << 20) /* glibc: alignment and size of a non-main
                                  arena heap on 64-bit */
 
-/* What we know about one line of /proc/self/maps. */
-struct pmap {
-    const char *path; /* into the maps buffer, NUL-terminated; "" if none */
-    uint64_t offset;
-};
-
 struct range {
     uintptr_t lo, hi;
 };
@@ -64,119 +59,6 @@ static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
  * with rbp values copied off the program's stack: stale pointers the
  * program itself no longer holds). An exclusion by path missed them. */
 static uintptr_t self_lo, self_hi;
-
-/* --- /proc/self/maps ------------------------------------------------------ */
-
-static int read_maps(struct lp_scan_buf *text, size_t *len)
-{
-    size_t want = 1 << 20;
-
-    for (;;) {
-        int fd;
-        size_t got = 0;
-
-        if (lp_scan_buf_reserve(text, want) != 0)
-            return -ENOMEM;
-        fd = lp_proc_self_open("maps", O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return -errno;
-        for (;;) {
-            ssize_t n = read(fd, (char *)text->p + got, text->len - 1 - got);
-
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            got += (size_t)n;
-            if (got == text->len - 1)
-                break;
-        }
-        close(fd);
-        if (got < text->len - 1) {
-            ((char *)text->p)[got] = '\0';
-            *len = got;
-            return 0;
-        }
-        want = text->len * 4; /* did not fit: read it all again */
-    }
-}
-
-static uintptr_t parse_hex(char **s)
-{
-    uintptr_t v = 0;
-
-    for (;; (*s)++) {
-        char ch = **s;
-
-        if (ch >= '0' && ch <= '9')
-            v = v * 16 + (uintptr_t)(ch - '0');
-        else if (ch >= 'a' && ch <= 'f')
-            v = v * 16 + (uintptr_t)(ch - 'a' + 10);
-        else
-            return v;
-    }
-}
-
-/* Parse the text in place into maps[] / info[]; returns the count. */
-static size_t parse_maps(char *text, struct lp_scan_map *maps,
-                         struct pmap *info, size_t cap)
-{
-    size_t n = 0;
-    char *s = text;
-
-    while (*s && n < cap) {
-        char *eol = strchr(s, '\n');
-        struct lp_scan_map *m = &maps[n];
-        unsigned long inode = 0;
-
-        if (eol)
-            *eol = '\0';
-        m->lo = parse_hex(&s);
-        s++; /* '-' */
-        m->hi = parse_hex(&s);
-        s++;
-        m->flags = (s[0] == 'r' ? LP_SCAN_MAP_R : 0) |
-                   (s[1] == 'w' ? LP_SCAN_MAP_W : 0) |
-                   (s[2] == 'x' ? LP_SCAN_MAP_X : 0);
-        s += 5;
-        info[n].offset = parse_hex(&s);
-        while (*s == ' ')
-            s++;
-        while (*s && *s != ' ') /* dev */
-            s++;
-        while (*s == ' ')
-            s++;
-        while (*s >= '0' && *s <= '9')
-            inode = inode * 10 + (unsigned long)(*s++ - '0');
-        while (*s == ' ')
-            s++;
-        info[n].path = s;
-        if (inode != 0 && *s == '/')
-            m->flags |= LP_SCAN_MAP_FILE;
-        n++;
-        if (!eol)
-            break;
-        s = eol + 1;
-    }
-    return n;
-}
-
-static long map_index(const struct lp_scan_map *maps, size_t n, uintptr_t a)
-{
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (a < maps[mid].lo)
-            hi = mid;
-        else if (a >= maps[mid].hi)
-            lo = mid + 1;
-        else
-            return (long)mid;
-    }
-    return -1;
-}
 
 /* --- the root set -------------------------------------------------------- */
 
@@ -240,7 +122,7 @@ static void sampled_heap_roots(struct roots *r, const struct lp_scan_core *c,
  * both); first: the first block at or above maps[i].lo. Returns the end
  * of the heap, walked or not. */
 static uintptr_t main_heap_roots(struct roots *r, const struct lp_scan_core *c,
-                                 const struct pmap *info, size_t i,
+                                 const struct lp_pmap *info, size_t i,
                                  size_t first)
 {
     uintptr_t lo = r->maps[i].lo, hi = r->maps[i].hi;
@@ -329,7 +211,7 @@ static void thread_roots(const struct lp_thread_info *ti, void *arg)
     {
         /* A cached stack starts right above its guard page, so a mapping
          * begins at stack_lo; if none does, the memory went elsewhere. */
-        long i = map_index(r->maps, r->nmaps, ti->stack_lo);
+        long i = lp_proc_maps_index(r->maps, r->nmaps, ti->stack_lo);
 
         if (!ti->user_stack && i >= 0 && r->maps[i].lo == ti->stack_lo)
             exclude(r, ti->stack_lo, ti->stack_hi);
@@ -479,7 +361,7 @@ static uintptr_t find_main_arena(uintptr_t lo, uintptr_t hi)
     return 0;
 }
 
-static void exclude_malloc_state(struct roots *r, const struct pmap *info)
+static void exclude_malloc_state(struct roots *r, const struct lp_pmap *info)
 {
     size_t i;
 
@@ -507,7 +389,7 @@ static void exclude_malloc_state(struct roots *r, const struct pmap *info)
     }
 }
 
-static void collect_roots(struct roots *r, const struct pmap *info,
+static void collect_roots(struct roots *r, const struct lp_pmap *info,
                           const struct lp_scan_core *c,
                           const struct lp_scan_buf *own, size_t nown)
 {
@@ -573,7 +455,7 @@ static void collect_roots(struct roots *r, const struct pmap *info,
         if (!st->answered || st->tid == r->main_tid ||
             is_excluded_sp(r, st->sp))
             continue;
-        mi = map_index(r->maps, r->nmaps, st->sp);
+        mi = lp_proc_maps_index(r->maps, r->nmaps, st->sp);
         if (mi >= 0 && st->sp - RED_ZONE > r->maps[mi].lo)
             exclude(r, r->maps[mi].lo, st->sp - RED_ZONE);
     }
@@ -634,7 +516,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
     struct lp_scan_core core = {0};
     struct roots r;
     struct lp_scan_map *maps;
-    struct pmap *info;
+    struct lp_pmap *info;
     size_t nstopped, nmaps, textlen = 0, lines = 0, i, nthreads;
     int rc = 0;
     bool all_answered = true;
@@ -677,7 +559,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
     if (core.nblocks == 0)
         goto out;
 
-    rc = read_maps(&text, &textlen);
+    rc = lp_proc_maps_read(&text, &textlen);
     if (rc != 0)
         goto out;
     for (i = 0; i < textlen; i++)
@@ -704,7 +586,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
         p = work.p;
         maps = (struct lp_scan_map *)p;
         p += lines * sizeof(*maps);
-        info = (struct pmap *)p;
+        info = (struct lp_pmap *)p;
         p += lines * sizeof(*info);
         memset(&r, 0, sizeof(r));
         r.ex = (struct range *)p;
@@ -716,7 +598,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
         r.words = (uintptr_t *)p;
         r.wcap = wcap;
     }
-    nmaps = parse_maps(text.p, maps, info, lines);
+    nmaps = lp_proc_maps_parse(text.p, maps, info, lines);
     r.maps = maps;
     r.nmaps = nmaps;
     r.main_tid = getpid();
