@@ -75,6 +75,7 @@ struct roots {
     uintptr_t entry_sp;
     struct lp_stopped_thread *stopped;
     size_t nstopped;
+    bool walk_heaps; /* sampled mode, every thread parked: heap_walk.c */
 };
 
 static void exclude(struct roots *r, uintptr_t lo, uintptr_t hi)
@@ -109,7 +110,7 @@ static void sampled_heap_roots(struct roots *r, const struct lp_scan_core *c,
 {
     size_t saved = r->nrt;
 
-    if (!lp_sample_on() || first == 0)
+    if (!r->walk_heaps || first == 0)
         return;
     if (lp_heap_untracked_runs(first, end, c->addrs + from, to - from,
                                add_heap_run, r) < 0)
@@ -610,6 +611,11 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
                      : entry_sp;
     r.stopped = stopped;
     r.nstopped = nstopped;
+    for (i = 0; i < nstopped; i++)
+        if (!stopped[i].answered)
+            all_answered = false;
+    /* A thread that never parked may trim a heap under the walk. */
+    r.walk_heaps = lp_sample_on() && all_answered;
     {
         /* text and the block arrays are ours; work was mapped after the
          * maps were read, so it is not in them. */
@@ -619,9 +625,6 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
         collect_roots(&r, info, &core, own, 5);
     }
 
-    for (i = 0; i < nstopped; i++)
-        if (!stopped[i].answered)
-            all_answered = false;
     core.maps = maps;
     core.nmaps = nmaps;
     core.heuristics = lp_config.heuristics;
