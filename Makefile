@@ -99,7 +99,8 @@ $(O)/tools/cli_options.o $(O)/tools/leakprint.o $(O)/report/leaks.o: VERSION
 # Samples link against the -dev packages too (reach_own_libunwind): none may
 # build before the install step, or a fresh `make -j2` fails its first run.
 $(SAMPLE_BIN) $(O)/samples/libctorlib.so $(O)/samples/libatexit_lib.so \
-  $(O)/samples/libdtorlib.so $(O)/samples/libreach_tls.so: | $(DEPS_STAMP)
+  $(O)/samples/libdtorlib.so $(O)/samples/libreach_tls.so \
+  $(O)/samples/libbump_alloc.so: | $(DEPS_STAMP)
 
 $(O)/samples/%: samples/%.c
 	@mkdir -p $(dir $@)
@@ -132,6 +133,12 @@ $(O)/samples/libdtorlib.so: samples/lib/dtorlib.c
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
 $(O)/samples/dtor_app: samples/dtor_app.c $(O)/samples/libdtorlib.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -Wl,--no-as-needed -L$(O)/samples -ldtorlib -Wl,-rpath,'$$ORIGIN'
+# An allocator that is not glibc's, preloaded beside the library.
+$(O)/samples/libbump_alloc.so: samples/lib/bump_alloc.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/sample_reach: samples/sample_reach.c $(O)/samples/libbump_alloc.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
 # reach_tls dlopens a library with __thread variables (dynamic TLS).
 $(O)/samples/libreach_tls.so: samples/lib/reach_tls.c
 	@mkdir -p $(dir $@)

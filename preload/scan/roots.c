@@ -37,6 +37,7 @@
 #include "preload/hot/arena.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/nursery.h"
+#include "preload/hot/real.h"
 #include "preload/hot/sample.h"
 #include "preload/life/config.h"
 #include "preload/life/process.h"
@@ -303,6 +304,22 @@ static void exclude_heap(struct roots *r, const struct lp_scan_map *m,
                     continue;
                 }
             }
+        }
+        if (r->walk_heaps && !lp_real_glibc) {
+            /* Sampled, and the real allocator is not glibc's (a program
+             * linked with libjemalloc.so.2, as Debian's redis-server): its
+             * heap's layout is unknown, so the mapping is a root but for
+             * the tracked blocks, rather than no root at all, which made
+             * every tracked block held by an untracked one "definitely
+             * lost" (redis: one libcrypto block, 524 KB estimated, in
+             * each live report). Its free memory may hold stale words,
+             * so a lost block may pass for reachable: sampling already
+             * trades exactness for cost. */
+            for (; i < to; i++)
+                exclude(r, c->addrs[i],
+                        c->addrs[i] + (c->blocks[i].size ? c->blocks[i].size
+                                                         : 1));
+            return;
         }
         exclude(r, m->lo, m->hi);
         return;

@@ -91,3 +91,16 @@ check "fork child: the one leaked block is definitely lost, in one report" \
     test "$(cat "$WORK"/reach_f.[0-9]*.txt | grep -c '^==[0-9]*==    definitely lost: 8,192 bytes in 1 blocks$')" = 1
 check "fork child: nothing else lost" bash -c \
     "! cat '$WORK'/reach_f.[0-9]*.txt | grep -E '^==[0-9]+== +(definitely|indirectly|possibly) lost: [1-9]' | grep -v ' 8,192 bytes in 1 blocks$'"
+# The same over an allocator that is not glibc's (samples/lib/bump_alloc,
+# preloaded after the library, becomes its real allocator, as
+# libjemalloc.so.2 does in Debian's redis-server): its heap
+# cannot be walked, so it is a root but for the tracked blocks.
+BA=$SAMPLES/libbump_alloc.so
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:log=$WORK/reach_b.txt:sample_bytes=4096" \
+    LD_PRELOAD="$LIB $BA" "$R" >"$WORK/reach_b.stdout" 2>/dev/null); rc=$?
+(cd "$WORK" && LD_PRELOAD="$BA" "$R" >"$WORK/reach_b.native" 2>/dev/null)
+as_native "sample_reach over bump_alloc" "$WORK/reach_b.stdout" $rc "$WORK/reach_b.native" $?
+check "other allocator: the one leaked block is definitely lost" \
+    grep -q '^==[0-9]*==    definitely lost: 8,192 bytes in 1 blocks$' "$WORK/reach_b.txt"
+check "other allocator: nothing possibly lost" \
+    grep -q '^==[0-9]*==      possibly lost: 0 bytes in 0 blocks$' "$WORK/reach_b.txt"
