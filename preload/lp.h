@@ -54,14 +54,6 @@ static inline uint64_t lp_hash_addr(uintptr_t a)
     } while (0)
 
 /*
- * Counters that only the program's threads update. Until the program has a
- * second thread (thread_registry.c sets lp_threaded before creating it), no other
- * thread can update them, so a relaxed load and store replace the locked
- * read-modify-write: on x86 that is a plain add instead of a lock-prefixed
- * one, on every allocation of a single-threaded program. Readers (the
- * dumper thread) use relaxed loads either way, so nothing is torn.
- */
-/*
  * What the hooks' fast paths read, in one cache line and so in one page:
  * the init state, the threaded flag, the options that decide whether a
  * hook only forwards, the sampler's free filter and the real malloc and
@@ -73,7 +65,7 @@ static inline uint64_t lp_hash_addr(uintptr_t a)
  */
 struct lp_hot_line {
     int init_state;   /* init.c: 2 when the hooks may track */
-    bool threaded;    /* see below */
+    bool threaded;    /* lp_threaded: the program has a second thread */
     int malloc_fill;  /* lp_config's (-1: off) */
     int free_fill;
     uint64_t sample_bytes;
@@ -84,6 +76,15 @@ struct lp_hot_line {
 } __attribute__((aligned(64))); /* the line alone: nothing else on it */
 extern struct lp_hot_line lp_hot __attribute__((visibility("hidden")));
 #define lp_threaded (lp_hot.threaded)
+
+/*
+ * Counters that only the program's threads update. Until the program has a
+ * second thread (thread_registry.c sets lp_threaded before creating it), no other
+ * thread can update them, so a relaxed load and store replace the locked
+ * read-modify-write: on x86 that is a plain add instead of a lock-prefixed
+ * one, on every allocation of a single-threaded program. Readers (the
+ * dumper thread) use relaxed loads either way, so nothing is torn.
+ */
 static inline uint64_t lp_count_add(uint64_t *p, uint64_t v)
 {
     uint64_t n;

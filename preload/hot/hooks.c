@@ -77,12 +77,12 @@ static LP_NOINLINE void free_body(void *p)
     /* Record first: after the real free another thread may receive p.
      * A bad pointer (double free, stack, global...) is reported there
      * and never reaches glibc, which would abort the program. */
-    lp_track_release(p, LP_HOW_MALLOC);
+    lp_track_release_block(p, LP_HOW_MALLOC);
 }
 
 LP_EXPORT void free(void *p)
 {
-    if (p == NULL)
+    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
         return;
     if (lp_track_release_pass(p)) {
         lp_hot.free(p);

@@ -127,16 +127,16 @@ bool lp_track_free(void *p, unsigned how);
 void lp_track_forget(void *p);
 
 /* free(), operator delete and delete[] in one body. Always inlined into
- * each hook, so that the hook itself is the frame the error and the
- * freed-at stacks start with. */
+ * each hook (free's body), so that the hook itself is the frame the error
+ * and the freed-at stacks start with. lp_track_release_block takes a p
+ * that is neither NULL nor a boot block (free has asked already),
+ * lp_track_release any p. */
 /* errno: free() leaves it as it was. lp_track_free's guard restores it
  * after our own work, and glibc's free keeps it itself (since 2.33), so
  * the hook saves nothing more: two __errno_location calls a free less. */
 static inline __attribute__((always_inline)) void
-lp_track_release(void *p, unsigned how)
+lp_track_release_block(void *p, unsigned how)
 {
-    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
-        return;
     if (lp_sample_untracked((uintptr_t)p)) {
         /* Sampled mode, a block the table certainly does not hold. */
         if (LP_UNLIKELY(lp_config.free_fill >= 0))
@@ -153,15 +153,22 @@ lp_track_release(void *p, unsigned how)
     }
 }
 
-/* Sampled mode: true when p, not NULL, is certainly a block the table
- * does not hold and nothing has to happen around the real free (no
- * free_fill; a program with threads, as lp_track_pass says): the hook
- * then tail-calls the real free. */
+static inline __attribute__((always_inline)) void
+lp_track_release(void *p, unsigned how)
+{
+    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
+        return;
+    lp_track_release_block(p, how);
+}
+
+/* Sampled mode: true when p (neither NULL nor a boot block) is certainly
+ * a block the table does not hold and nothing has to happen around the
+ * real free (no free_fill; a program with threads, as lp_track_pass
+ * says): the hook then tail-calls the real free. */
 static inline __attribute__((always_inline)) bool
 lp_track_release_pass(void *p)
 {
-    return p != NULL && LP_LIKELY(!lp_boot_owns(p)) &&
-           lp_sample_untracked((uintptr_t)p) && lp_hot.free_fill < 0 &&
+    return lp_sample_untracked((uintptr_t)p) && lp_hot.free_fill < 0 &&
            lp_load_relaxed(&lp_threaded);
 }
 
