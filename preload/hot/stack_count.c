@@ -44,8 +44,7 @@ struct lp_stack_local *lp_stack_local_new(void)
     return l;
 }
 
-void lp_stack_local_take(struct lp_stack_local *l, unsigned w,
-                         struct lp_stack *s)
+void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id)
 {
     struct lp_stack *old = l->id[w] ? lp_stack_get(l->id[w]) : NULL;
 
@@ -59,7 +58,7 @@ void lp_stack_local_take(struct lp_stack_local *l, unsigned w,
     lp_store_relaxed(&l->live_blocks[w], 0);
     lp_store_relaxed(&l->total_bytes[w], 0);
     lp_store_relaxed(&l->total_blocks[w], 0);
-    lp_store_relaxed(&l->id[w], s->id);
+    lp_store_relaxed(&l->id[w], id);
     /* Publish the way before this allocation reads the site's bit in
      * massif's maybe-live bitmap (stack_count.h). */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

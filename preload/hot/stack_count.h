@@ -49,10 +49,9 @@ extern struct lp_stack_counts lp_stack_shared_totals;
 /* A cache for a thread record (thread_registry.c); NULL without memory. */
 struct lp_stack_local *lp_stack_local_new(void);
 
-/* Way w of l now counts for s: its previous site's deltas go to that
- * site's record. */
-void lp_stack_local_take(struct lp_stack_local *l, unsigned w,
-                         struct lp_stack *s);
+/* Way w of l now counts for the site id: its previous site's deltas go
+ * to that site's record. */
+void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id);
 
 /* The thread's cache, when it counts in one (threaded program). */
 static inline struct lp_stack_local *lp_stack_local_mine(void)
@@ -103,7 +102,7 @@ static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
     }
     w = s->id & (LP_STACK_LOCAL_WAYS - 1);
     if (LP_UNLIKELY(l->id[w] != s->id))
-        lp_stack_local_take(l, w, s);
+        lp_stack_local_take(l, w, s->id);
     lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + live_bytes);
     lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + live_blocks);
     lp_store_relaxed(&l->all.live_bytes, l->all.live_bytes + (uint64_t)live_bytes);
@@ -126,6 +125,33 @@ static inline void lp_stack_note_free_n(struct lp_stack *s, uint64_t bytes,
                                         uint64_t blocks)
 {
     lp_stack_note(s, -(int64_t)bytes, -(int64_t)blocks, 0, 0);
+}
+
+/* A free charged to the site id (a block's table entry holds the id):
+ * a thread that counts in its cache needs the site's record only when
+ * the way is another site's, so the free does not look the record up
+ * (two dependent loads through the directory, then the record's line:
+ * 3.4% of a 2-thread storm). */
+static inline void lp_stack_note_free_id(uint32_t id, uint64_t bytes,
+                                         uint64_t blocks)
+{
+    struct lp_stack_local *l = lp_stack_local_mine();
+    struct lp_stack *s;
+    unsigned w;
+
+    if (l != NULL && id != 0) {
+        w = id & (LP_STACK_LOCAL_WAYS - 1);
+        if (LP_UNLIKELY(l->id[w] != id))
+            lp_stack_local_take(l, w, id);
+        lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] - (int64_t)bytes);
+        lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] - (int64_t)blocks);
+        lp_store_relaxed(&l->all.live_bytes, l->all.live_bytes - bytes);
+        lp_store_relaxed(&l->all.live_blocks, l->all.live_blocks - blocks);
+        return;
+    }
+    s = lp_stack_get(id);
+    if (s != NULL)
+        lp_stack_note_free_n(s, bytes, blocks);
 }
 
 static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)

@@ -53,6 +53,16 @@ static inline void charge_free(struct lp_stack *s, size_t size)
                              lp_sample_est_blocks(size));
 }
 
+/* The same, charged to a block's site by its id. */
+static inline void charge_free_id(uint32_t id, size_t size)
+{
+    if (LP_LIKELY(!lp_sample_on()))
+        lp_stack_note_free_id(id, size, 1);
+    else
+        lp_stack_note_free_id(id, lp_sample_est_bytes(size),
+                              lp_sample_est_blocks(size));
+}
+
 /* Massif's event for a block of size bytes (usable: its usable size). */
 static inline void massif_note(const struct lp_stack *s, size_t size,
                                size_t use, bool is_alloc)
@@ -130,15 +140,11 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
  * not tracked. */
 static bool untrack(void *p, struct lp_block *b)
 {
-    struct lp_stack *s;
-
     if (lp_table_remove((uintptr_t)p, b) != 0)
         return false;
     lp_sample_filter_del((uintptr_t)p);
-    s = lp_stack_get(b->stack_id);
     lp_snapshot_before_shrink();
-    if (s)
-        charge_free(s, b->size);
+    charge_free_id(b->stack_id, b->size);
     massif_note(NULL, b->size, usable(p), false);
     return true;
 }
