@@ -199,7 +199,7 @@ static inline void append(struct lp_freed_lane *l, uintptr_t addr,
                           size_t size, uint32_t alloc_stack,
                           uint32_t free_stack, bool tombstone, bool locked)
 {
-    uint64_t vshare = lp_load_relaxed(&share.volume), key, volume;
+    uint64_t vshare = lp_load_relaxed(&share.volume), key, volume, goal;
     uint32_t slots = lp_load_relaxed(&share.slots), pos, head, count, cap,
              blocks;
     struct meta *m;
@@ -224,19 +224,9 @@ static inline void append(struct lp_freed_lane *l, uintptr_t addr,
     /* Oldest first, until the new entry fits: under the volume share
      * with 1/64 of it to spare, and in the slots (a block bigger than the
      * whole share is still kept, alone, as the newest). */
-    if (volume + size > vshare) {
-        uint64_t goal = vshare - (vshare >> 6);
-
-        while (count > 0 && volume + size > goal) {
-            const struct meta *old = &l->meta[head];
-
-            volume -= old->size;
-            blocks -= (uint32_t)(old->key & KEY_FREED);
-            count--;
-            head = (head + 1) & (cap - 1);
-        }
-    }
-    while (count > 0 && (count == cap || count >= slots)) {
+    goal = volume + size > vshare ? vshare - (vshare >> 6) : UINT64_MAX;
+    while (count > 0 &&
+           (count == cap || count >= slots || volume + size > goal)) {
         const struct meta *old = &l->meta[head];
 
         volume -= old->size;
