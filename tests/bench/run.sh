@@ -113,12 +113,12 @@ EOF
 # ---- workloads and modes --------------------------------------------------
 # cmd_of WORKLOAD: the command line in CMD (run in $tmp, stdin from IN).
 cmd_of() {
-    IN=/dev/null
+    IN=/dev/null WENV=()
     case $1 in
     storm1) CMD=("$bindir/bench_malloc" 1 "$OPS") ;;
     storm2) CMD=("$bindir/bench_malloc" 2 "$OPS") ;;
     sqlite) CMD=(sqlite3 :memory:); IN=$tmp/ins.sql ;;
-    python) CMD=(env PYTHONMALLOC=malloc "$PY3" "$tmp/work.py") ;;
+    python) CMD=("$PY3" "$tmp/work.py"); WENV=(PYTHONMALLOC=malloc) ;;
     gcc | gcc_cold) CMD=(gcc -O1 -c -o "$tmp/hello.o" "$tmp/hello.c") ;;
     make | make_cold) CMD=(make -s -j2 -C "$tmp/proj") ;;
     live1m) CMD=("$bindir/live_blocks" 1000000) ;;
@@ -152,6 +152,10 @@ run_mode() {
     massif) pre=(valgrind --tool=massif --massif-out-file="$tmp/ms.%p" --trace-children=yes) ;;
     esac
     cmd_of "$w"
+    # The workload's environment goes in front of the tool, not between
+    # the tool and the program: heaptrack (and a `env VAR=x prog` under
+    # it) would otherwise profile env, which execs the program unseen.
+    [ ${#WENV[@]} -gt 0 ] && pre=(env "${WENV[@]}" "${pre[@]}")
     case $w in make | make_cold) make -s -C "$tmp/proj" clean >/dev/null 2>&1 ;; esac
     # *_cold: every run with an empty cache directory, as a first run on
     # a fresh machine (CI) meets it; the others keep theirs (warm).
