@@ -39,6 +39,10 @@
  *                                  daemon started as root), leak 19
  *                                  bytes and exit; "no setuid" and 3
  *                                  without the privilege
+ *   process_life drop_snapshot     as drop_privileges (23 bytes), then
+ *                                  raise its own SIGUSR1 (a handler that
+ *                                  counts it) and print the count: under
+ *                                  leakprof a snapshot past the setuid
  *   process_life daemon_leak       keep 11 bytes, daemon(0, 0), leak 13
  *                                  in the daemon: a report from each
  *   process_life chdir_leak DIR    leak 21 bytes, chdir into DIR, exit 0:
@@ -393,6 +397,26 @@ static int worker_setuid(void)
     return 0;
 }
 
+static void count_usr1(int sig)
+{
+    (void)sig;
+    got++;
+}
+
+static int drop_snapshot(void)
+{
+    signal(SIGUSR1, count_usr1);
+    if (setgid(65534) != 0 || setuid(65534) != 0) {
+        printf("no setuid\n");
+        return 3;
+    }
+    sink = malloc(23);
+    sink = NULL;
+    raise(SIGUSR1);
+    printf("uid %d, SIGUSR1 %d\n", (int)getuid(), (int)got);
+    return 0;
+}
+
 static int drop_privileges(void)
 {
     if (setgid(65534) != 0 || setuid(65534) != 0) {
@@ -468,6 +492,8 @@ int main(int argc, char **argv)
         return vfork_exit();
     if (!strcmp(c, "python_sigint"))
         return python_sigint();
+    if (!strcmp(c, "drop_snapshot"))
+        return drop_snapshot();
     if (!strcmp(c, "drop_privileges"))
         return drop_privileges();
     if (!strcmp(c, "worker_setuid"))

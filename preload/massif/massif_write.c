@@ -12,7 +12,8 @@
  * start-up directory any more, and its profile went lost ("cannot write
  * ... Permission denied"). The final file is still written by rename
  * when the directory allows; when it does not, through the file kept
- * open. A process that execs removes the file if still empty (the new
+ * open; so does a snapshot (massif.out.PID.N) past the change, which has
+ * no file of its own then. A process that execs removes the file if still empty (the new
  * image writes its own), as report_log.c does for the log.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
@@ -356,10 +357,25 @@ static int write_file(const char *path, const struct lp_massif *m,
     int rc;
 
     if (!f) {
-        rc = -errno;
-        if (seq == 0 && have_kept() && (rc == -EACCES || rc == -EPERM ||
-                                          rc == -EROFS))
-            rc = write_kept(m);
+        int e = errno;
+
+        if (!have_kept() || (e != EACCES && e != EPERM && e != EROFS))
+            return -e;
+        /* A snapshot (SIGUSR1) after the set*id: it cannot have a file
+         * of its own, so it goes where it can, into the final file kept
+         * open, which the exit's profile replaces - the latest snapshot
+         * is there to read meanwhile, not lost. */
+        rc = write_kept(m);
+        if (rc == 0 && seq != 0) {
+            char final[LP_CONFIG_PATH_MAX + 32];
+
+            if (resolve_path(final, sizeof(final), 0) != 0)
+                snprintf(final, sizeof(final), "%s", lp_config.massif);
+            lp_diag("cannot create '%s' (%s, since the process changed its "
+                    "credentials): snapshot %u is in '%s' until the exit "
+                    "writes its profile there",
+                    path, strerror(e), seq, final);
+        }
         return rc;
     }
     rc = lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
