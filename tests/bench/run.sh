@@ -132,7 +132,9 @@ available() { # workload
     *) true ;;
     esac
 }
-# run_mode MODE WORKLOAD: prints "seconds maxrss_kb". Every process the
+# run_mode MODE WORKLOAD: prints "seconds maxrss_kb status cpu_seconds"
+# (cpu: user + system of the workload and every process it waited for,
+# in 10 ms steps). Every process the
 # workload starts is profiled (trace_children=yes: gcc and make exec
 # their tools; elsewhere it only lets env exec the program).
 run_mode() {
@@ -168,12 +170,12 @@ run_mode() {
     # the storm runs 20 ms natively); peak RSS from time's %M.
     local t0 t1 rc
     t0=$EPOCHREALTIME
-    (cd "$tmp" && /usr/bin/time -f '%M' -o "$tmp/time" "${pre[@]}" "${CMD[@]}" <"$IN" >/dev/null 2>&1)
+    (cd "$tmp" && /usr/bin/time -f '%M %U %S' -o "$tmp/time" "${pre[@]}" "${CMD[@]}" <"$IN" >/dev/null 2>&1)
     rc=$?
     t1=$EPOCHREALTIME
-    # time's last line is the RSS (a killed program leaves a status line
-    # before it); then the status, which the caller compares.
-    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -1 "$tmp/time") $rc"
+    # time's last line is the RSS and CPU (a killed program leaves a
+    # status line before it); the status goes third: the caller compares it.
+    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -1 "$tmp/time" | awk '{ printf "%s %s %.2f", $1, r, $2 + $3 }' r="$rc")"
     rm -f "$tmp"/lp.*.txt "$tmp"/massif.out.* "$tmp"/ht* "$tmp"/ms.* "$tmp"/mc.txt "$tmp"/lsan*
     [ -n "$cache" ] && rm -rf "$cache"
 }
@@ -198,25 +200,27 @@ if [ "${BENCH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
 fi
 [ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)"; exit 1; }
 
-printf '%-8s %-10s %9s %8s %9s %9s %9s %8s\n' workload mode seconds x-native x-heaptr peak-MB fastest x-native
+printf '%-8s %-10s %9s %8s %9s %9s %9s %8s %7s %6s\n' workload mode seconds x-native x-heaptr peak-MB fastest x-native cpu-s x-cpu
 for w in $workloads; do
     available "$w" || { printf '%-8s (not available)\n' "$w"; continue; }
-    declare -A T=() M=()
+    declare -A T=() M=() C=()
     for ((r = 0; r < RUNS; r++)); do
         for m in $modes; do
             case $m in memcheck | massif) [ $r -gt 0 ] && continue ;; esac
-            read -r s kb rc < <(run_mode "$m" "$w")
+            read -r s kb rc cpu < <(run_mode "$m" "$w")
             # Not as the native run ended (LSan crashes some programs):
             # no time for this cell.
             [ "$m" = native ] && nrc=$rc
-            [ "$rc" != "${nrc:-0}" ] && s=fail
+            [ "$rc" != "${nrc:-0}" ] && s=fail && cpu=fail
             T[$m]+="$s "
+            C[$m]+="$cpu "
             M[$m]+="$kb "
         done
     done
     nat=$(echo "${T[native]:-}" | tr ' ' '\n' | grep . | median)
     natf=$(echo "${T[native]:-}" | tr ' ' '\n' | grep . | fastest)
     ht=$(echo "${T[heaptrack]:-}" | tr ' ' '\n' | grep . | median)
+    natc=$(echo "${C[native]:-}" | tr ' ' '\n' | grep . | median)
     for m in $modes; do
         t=$(echo "${T[$m]:-}" | tr ' ' '\n' | grep . | median)
         tf=$(echo "${T[$m]:-}" | tr ' ' '\n' | grep . | fastest)
@@ -224,7 +228,9 @@ for w in $workloads; do
         kb=$(echo "${M[$m]:-}" | tr ' ' '\n' | grep . | median)
         xn=$(awk -v a="$t" -v b="$nat" 'BEGIN { if (b > 0 && a != "fail") printf "%.2f", a / b; else print "-" }')
         xh=$(awk -v a="$t" -v b="$ht" 'BEGIN { if (b > 0 && b != "nan" && a != "fail") printf "%.2f", a / b; else print "-" }')
-        printf '%-8s %-10s %9s %8s %9s %9.1f %9s %8s\n' "$w" "$m" "$t" "$xn" "$xh" "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$tf" "$xf"
+        c=$(echo "${C[$m]:-}" | tr ' ' '\n' | grep . | median)
+        xc=$(awk -v a="$c" -v b="$natc" 'BEGIN { if (b > 0 && a != "fail") printf "%.2f", a / b; else print "-" }')
+        printf '%-8s %-10s %9s %8s %9s %9.1f %9s %8s %7s %6s\n' "$w" "$m" "$t" "$xn" "$xh" "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$tf" "$xf" "$c" "$xc"
     done
     if [ "$w" = live1m ]; then
         # The issue's memory bound: our bytes per live block at the peak
@@ -238,6 +244,6 @@ for w in $workloads; do
                 printf "live1m   %-10s (peak RSS - native) / 1,000,000 blocks: %.0f B\n", m, (k - n) * 1024 / 1000000 }'
         done
     fi
-    unset T M
+    unset T M C
 done
-echo "(medians of $RUNS interleaved runs, and the fastest of them; heaptrack traces only the first process of gcc/make)"
+echo "(medians of $RUNS interleaved runs, and the fastest of them; cpu-s: median user+system seconds, every process of the run, and its ratio to native's - steadier than wall time on a shared VM, but it counts make's and heaptrack's second process too; heaptrack traces only the first process of gcc/make)"
