@@ -62,6 +62,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,13 +377,19 @@ static int altstack_view(void)
     return 0;
 }
 
+/* Become uid and gid 65534 (nobody); false without the privilege. */
+static bool drop_to_nobody(void)
+{
+    return setgid(65534) == 0 && setuid(65534) == 0;
+}
+
 static int worker_setuid(void)
 {
     int st = 0;
     pid_t p = fork();
 
     if (p == 0) {
-        if (setgid(65534) != 0 || setuid(65534) != 0)
+        if (!drop_to_nobody())
             _exit(3);
         sink = malloc(17);
         sink = NULL;
@@ -406,7 +413,7 @@ static void count_usr1(int sig)
 static int drop_snapshot(void)
 {
     signal(SIGUSR1, count_usr1);
-    if (setgid(65534) != 0 || setuid(65534) != 0) {
+    if (!drop_to_nobody()) {
         printf("no setuid\n");
         return 3;
     }
@@ -419,7 +426,7 @@ static int drop_snapshot(void)
 
 static int drop_privileges(void)
 {
-    if (setgid(65534) != 0 || setuid(65534) != 0) {
+    if (!drop_to_nobody()) {
         printf("no setuid\n");
         return 3;
     }

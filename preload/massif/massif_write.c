@@ -13,8 +13,9 @@
  * ... Permission denied"). The final file is still written by rename
  * when the directory allows; when it does not, through the file kept
  * open; so does a snapshot (massif.out.PID.N) past the change, which has
- * no file of its own then. A process that execs removes the file if still empty (the new
- * image writes its own), as report_log.c does for the log.
+ * no file of its own then. A process that execs removes the file if
+ * still empty (the new image writes its own), as report_log.c does for
+ * the log.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
