@@ -247,6 +247,27 @@ static bool heur_on(const struct lp_scan_core *c, enum lp_heur h)
     return (c->heuristics >> h) & 1u;
 }
 
+/* The word at a, which lies in block b (at addr): read straight when the
+ * whole block is readable (every block of a heap the scan can read), or
+ * through the maps. Perl's arenas are reached through interior pointers
+ * only, each tried by every heuristic: the map searches of those reads
+ * were a fifth of its run (perl -e, a 300,000-key hash). The multiple-
+ * inheritance test reads the block's first word before the one ptr
+ * points at: the first is in the cache (every interior pointer into the
+ * block reads it), the other a miss, needed only when the first is a
+ * vtable. */
+static inline bool read_in_block(const struct lp_scan_core *c,
+                                 const struct lp_scan_block *b, uintptr_t addr,
+                                 uintptr_t a, uintptr_t *out)
+{
+    if ((b->flags & BF_READABLE) && a >= addr && a + WORD <= addr + b->size &&
+        !(a & (WORD - 1))) {
+        *out = *(const uintptr_t *)a;
+        return true;
+    }
+    return read_word(c, a, out);
+}
+
 /* Which heuristic, if any, accepts ptr as pointing to b (ptr != b->addr).
  * The order is Memcheck's. */
 static enum lp_heur heuristic_for(const struct lp_scan_core *c,
@@ -256,21 +277,21 @@ static enum lp_heur heuristic_for(const struct lp_scan_core *c,
     uintptr_t w0, w1;
 
     if (heur_on(c, LP_HEUR_STDSTRING) && ptr == addr + 3 * WORD &&
-        read_word(c, addr + WORD, &w1) &&
-        3 * WORD + w1 + 1 == b->size && read_word(c, addr, &w0) &&
-        w0 <= w1)
+        read_in_block(c, b, addr, addr + WORD, &w1) &&
+        3 * WORD + w1 + 1 == b->size &&
+        read_in_block(c, b, addr, addr, &w0) && w0 <= w1)
         return LP_HEUR_STDSTRING;
     if (heur_on(c, LP_HEUR_LENGTH64) && ptr == addr + 8 &&
-        read_word(c, addr, &w0) && w0 > 0 && b->size - 8 == w0)
+        read_in_block(c, b, addr, addr, &w0) && w0 > 0 && b->size - 8 == w0)
         return LP_HEUR_LENGTH64;
     if (heur_on(c, LP_HEUR_NEWARRAY) && ptr == addr + WORD &&
-        read_word(c, addr, &w0) && w0 > 0 &&
+        read_in_block(c, b, addr, addr, &w0) && w0 > 0 &&
         (b->size - WORD) % w0 == 0)
         return LP_HEUR_NEWARRAY;
     if (heur_on(c, LP_HEUR_MULTIPLEINHERITANCE) && !(ptr & (WORD - 1)) &&
         !(addr & (WORD - 1)) && ptr + WORD <= addr + b->size &&
-        read_word(c, ptr, &w1) && read_word(c, addr, &w0) &&
-        is_vtable(c, w1) && is_vtable(c, w0))
+        read_in_block(c, b, addr, addr, &w0) && is_vtable(c, w0) &&
+        read_in_block(c, b, addr, ptr, &w1) && is_vtable(c, w1))
         return LP_HEUR_MULTIPLEINHERITANCE;
     return LP_HEUR_NONE;
 }
