@@ -98,6 +98,7 @@
  * keep a block reachable here that Memcheck calls lost.
  */
 #include "preload/scan/classify.h"
+#include "preload/scan/present.h"
 
 #include <errno.h>
 #include <string.h>
@@ -113,6 +114,7 @@ enum {
 };
 
 #define BF_READABLE 1u /* the whole block lies in readable mappings */
+#define BF_SPARSE 2u /* big, and in private anonymous memory (present.h) */
 
 #define NO_CLIQUE UINT32_MAX
 #define WORD sizeof(uintptr_t)
@@ -469,6 +471,78 @@ static void scan_safe(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
         scan_checked(c, lo, hi, definite, clique);
 }
 
+static void scan_plain(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                       bool definite, uint32_t clique, bool safe)
+{
+    if (safe)
+        scan_safe(c, lo, hi, definite, clique);
+    else
+        scan_checked(c, lo, hi, definite, clique);
+}
+
+/* Scan [lo, hi) of private anonymous memory (readable, word-aligned
+ * bounds): only the pages that can hold anything (present.h); what the
+ * kernel cannot tell about is read whole. */
+struct sparse {
+    struct lp_scan_core *c;
+    bool definite, safe;
+    uint32_t clique;
+};
+
+static void scan_run(uintptr_t lo, uintptr_t hi, void *arg)
+{
+    const struct sparse *sp = arg;
+
+    scan_plain(sp->c, lo, hi, sp->definite, sp->clique, sp->safe);
+}
+
+static void scan_sparse(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                        bool definite, uint32_t clique, bool safe)
+{
+    struct sparse sp = {c, definite, safe, clique};
+    uintptr_t rest;
+
+    if (!lp_present_runs(lo, hi, scan_run, &sp, &rest))
+        scan_plain(c, rest, hi, definite, clique, safe);
+}
+
+static inline bool private_anon(const struct lp_scan_map *m)
+{
+    return !(m->flags & (LP_SCAN_MAP_FILE | LP_SCAN_MAP_SHARED));
+}
+
+/* A big range: its parts in big private anonymous mappings sparsely, the
+ * rest as before. */
+static void scan_split(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
+                       bool definite, uint32_t clique, bool safe)
+{
+    size_t a = 0, b = c->nmaps;
+    uintptr_t from = lo;
+
+    while (a < b) { /* the first mapping ending above lo */
+        size_t mid = a + (b - a) / 2;
+
+        if (c->maps[mid].hi <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (; a < c->nmaps && c->maps[a].lo < hi; a++) {
+        const struct lp_scan_map *m = &c->maps[a];
+        uintptr_t x = m->lo > lo ? m->lo : lo, y = m->hi < hi ? m->hi : hi;
+
+        if (!(m->flags & LP_SCAN_MAP_R) || !private_anon(m) ||
+            y - x < LP_PRESENT_MIN)
+            continue;
+        if (x > from)
+            scan_plain(c, from, x, definite, clique, safe);
+        scan_sparse(c, x, y, definite, clique, safe);
+        from = y;
+    }
+    if (from < hi)
+        scan_plain(c, from, hi, definite, clique, safe);
+}
+
 static void scan_range(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
                        bool definite, uint32_t clique, bool safe)
 {
@@ -476,10 +550,10 @@ static void scan_range(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
     hi &= ~(uintptr_t)(WORD - 1);
     if (lo >= hi)
         return;
-    if (safe)
-        scan_safe(c, lo, hi, definite, clique);
+    if (c->maps && hi - lo >= LP_PRESENT_MIN)
+        scan_split(c, lo, hi, definite, clique, safe);
     else
-        scan_checked(c, lo, hi, definite, clique);
+        scan_plain(c, lo, hi, definite, clique, safe);
 }
 
 static void process_stack(struct lp_scan_core *c, uint32_t clique)
@@ -492,6 +566,9 @@ static void process_stack(struct lp_scan_core *c, uint32_t clique)
 
         if (c->safe_blocks)
             scan_range(c, addr, addr + b->size, definite, clique, true);
+        else if ((b->flags & BF_SPARSE) && !(addr & (WORD - 1)))
+            scan_sparse(c, addr, addr + (b->size & ~(WORD - 1)), definite,
+                        clique, false);
         else if ((b->flags & BF_READABLE) && !(addr & (WORD - 1)))
             scan_direct(c, addr, addr + (b->size & ~(WORD - 1)), definite,
                         clique);
@@ -519,6 +596,23 @@ static bool range_readable_from(const struct lp_scan_core *c, size_t *m,
             !(c->maps[k].flags & LP_SCAN_MAP_R))
             return false;
         lo = c->maps[k].hi;
+    }
+    return true;
+}
+
+/* Whether [lo, hi) lies in private anonymous mappings only (it is
+ * readable: range_readable_from said so). */
+static bool range_private_anon(const struct lp_scan_core *c, uintptr_t lo,
+                               uintptr_t hi)
+{
+    const struct lp_scan_map *m;
+
+    if (c->maps == NULL)
+        return false;
+    while (lo < hi) {
+        if ((m = map_of(c, lo)) == NULL || !private_anon(m))
+            return false;
+        lo = m->hi;
     }
     return true;
 }
@@ -575,6 +669,9 @@ void lp_scan_core_begin(struct lp_scan_core *c)
         b->flags = range_readable_from(c, &m, addr, addr + b->size)
                        ? BF_READABLE
                        : 0;
+        if ((b->flags & BF_READABLE) && b->size >= LP_PRESENT_MIN &&
+            range_private_anon(c, addr, addr + b->size))
+            b->flags |= BF_SPARSE;
     }
     build_dir(c);
 }

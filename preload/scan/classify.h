@@ -115,6 +115,7 @@ void lp_scan_release(struct lp_scan *out);
 #define LP_SCAN_MAP_W 2u
 #define LP_SCAN_MAP_X 4u
 #define LP_SCAN_MAP_FILE 8u
+#define LP_SCAN_MAP_SHARED 16u /* MAP_SHARED ('s' in /proc/self/maps) */
 struct lp_scan_map {
     uintptr_t lo, hi; /* [lo, hi) */
     unsigned flags;

@@ -81,7 +81,8 @@ size_t lp_proc_maps_parse(char *text, struct lp_scan_map *maps,
         s++;
         m->flags = (s[0] == 'r' ? LP_SCAN_MAP_R : 0) |
                    (s[1] == 'w' ? LP_SCAN_MAP_W : 0) |
-                   (s[2] == 'x' ? LP_SCAN_MAP_X : 0);
+                   (s[2] == 'x' ? LP_SCAN_MAP_X : 0) |
+                   (s[3] == 's' ? LP_SCAN_MAP_SHARED : 0);
         s += 5;
         info[n].offset = parse_hex(&s);
         while (*s == ' ')

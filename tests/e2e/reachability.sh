@@ -89,6 +89,10 @@ reach reach_heapstack whole 2
 reach reach_ucontext summary
 reach reach_mmap_eof whole
 reach reach_protnone whole
+# A 1 GiB mapping and a 64 MiB block written in a few pages: the scan
+# reads only those (the kernel's runs of present pages); verdicts as a
+# full read gives them.
+reach reach_sparse whole
 
 # Item 11: threads wrongly taken for dead. A thread in its key destructor
 # after its start routine returned (glibc names the destructor loop

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/* test_present.c - the runs of pages the kernel holds (present.c), by
+ * the ioctl and by the pagemap read alike; and the leak scan reading only
+ * those of a big private anonymous root or block: its verdicts are the
+ * ones a full read gives, and the pages it skipped stay unmapped. */
+#include "tests/unit/lp_test.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "preload/scan/classify.h"
+#include "preload/scan/present.h"
+
+#define PG 4096ul
+
+static uintptr_t got[64][2];
+static size_t ngot;
+
+static void collect(uintptr_t a, uintptr_t b, void *arg)
+{
+    (void)arg;
+    assert_true(ngot < LP_ARRAY_SIZE(got));
+    assert_true(a < b);
+    if (ngot)
+        assert_true(got[ngot - 1][1] < a); /* ordered, merged */
+    got[ngot][0] = a;
+    got[ngot][1] = b;
+    ngot++;
+}
+
+static char *fresh(size_t len)
+{
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    assert_true(p != MAP_FAILED);
+    return p;
+}
+
+/* Pages never written are left out, written ones come in merged runs,
+ * a page given back (MADV_DONTNEED) is out again; runs are clipped to
+ * an unaligned range. */
+static void runs_in_mode(int mode)
+{
+    size_t npages = 16384, i;
+    char *p = fresh(npages * PG);
+    uintptr_t base = (uintptr_t)p, rest = 0;
+    static const size_t touch[] = {0, 5, 6, 7, 1000, 1001, 9000, 16383};
+
+    for (i = 0; i < LP_ARRAY_SIZE(touch); i++)
+        p[touch[i] * PG + 8] = 1;
+    assert_int_equal(madvise(p + 1001 * PG, PG, MADV_DONTNEED), 0);
+    lp_present_mode = mode;
+    ngot = 0;
+    assert_true(lp_present_runs(base + 100, base + npages * PG - 8, collect,
+                                NULL, &rest));
+    assert_int_equal(rest, base + npages * PG - 8);
+    assert_int_equal(ngot, 5);
+    assert_int_equal(got[0][0], base + 100);
+    assert_int_equal(got[0][1], base + PG);
+    assert_int_equal(got[1][0], base + 5 * PG);
+    assert_int_equal(got[1][1], base + 8 * PG);
+    assert_int_equal(got[2][0], base + 1000 * PG);
+    assert_int_equal(got[2][1], base + 1001 * PG);
+    assert_int_equal(got[3][0], base + 9000 * PG);
+    assert_int_equal(got[3][1], base + 9001 * PG);
+    assert_int_equal(got[4][0], base + 16383 * PG);
+    assert_int_equal(got[4][1], base + npages * PG - 8);
+    lp_present_mode = 0;
+    munmap(p, npages * PG);
+}
+
+static void test_present_runs_by_ioctl_or_read(void **state)
+{
+    (void)state;
+    runs_in_mode(0);
+}
+
+static void test_present_runs_by_pagemap_read(void **state)
+{
+    (void)state;
+    runs_in_mode(1);
+}
+
+static void test_present_undecided_leaves_all_to_caller(void **state)
+{
+    char *p = fresh(4 * PG);
+    uintptr_t rest = 0;
+
+    (void)state;
+    p[0] = 1;
+    lp_present_mode = 2;
+    ngot = 0;
+    assert_false(lp_present_runs((uintptr_t)p, (uintptr_t)p + 4 * PG,
+                                 collect, NULL, &rest));
+    assert_int_equal(ngot, 0);
+    assert_int_equal(rest, (uintptr_t)p);
+    lp_present_mode = 0;
+    munmap(p, 4 * PG);
+}
+
+/* --- the scan ------------------------------------------------------- */
+
+static size_t resident(const char *p, size_t len)
+{
+    unsigned char v[4096];
+    size_t n = len / PG, i, r = 0;
+
+    assert_true(n <= sizeof(v));
+    assert_int_equal(mincore((void *)p, len, v), 0);
+    for (i = 0; i < n; i++)
+        r += v[i] & 1;
+    return r;
+}
+
+/*
+ * A 16 MiB root mapping and a 16 MiB arena, each written in two pages.
+ * Block A (8 MiB) at the arena's start holds, 6 MiB in, the only pointer
+ * to block B; the root, 12 MiB in, the only pointer to A (when linked).
+ * Linked: both still reachable; not: A definitely lost, B indirectly.
+ * Either way the scan leaves the pages nobody wrote unmapped.
+ */
+static void scan_sparse_case(bool linked, bool safe)
+{
+    size_t len = 16ul << 20;
+    char *root = fresh(len), *arena = fresh(len);
+    uintptr_t a = (uintptr_t)arena, b = a + (12ul << 20);
+    struct lp_scan_block blocks[2];
+    uintptr_t keys[2] = {a, b};
+    uint32_t links[2], stack[6], dir[4];
+    struct lp_scan_ind inds[3];
+    struct lp_scan_map maps[2];
+    struct lp_scan_core core;
+    size_t before;
+
+    memset(blocks, 0, sizeof(blocks));
+    blocks[0].size = 8ul << 20;
+    blocks[1].size = 64;
+    blocks[0].stack_id = 1;
+    blocks[1].stack_id = 2;
+    root[0] = 1; /* written, no pointer */
+    *(uintptr_t *)(arena + (6ul << 20)) = b;
+    *(uintptr_t *)b = 0;
+    if (linked)
+        *(uintptr_t *)(root + (12ul << 20)) = a;
+    else
+        root[12ul << 20] = 1;
+    maps[0] = (struct lp_scan_map){(uintptr_t)root, (uintptr_t)root + len,
+                                   LP_SCAN_MAP_R | LP_SCAN_MAP_W};
+    maps[1] = (struct lp_scan_map){a, a + len, LP_SCAN_MAP_R | LP_SCAN_MAP_W};
+    if (maps[1].lo < maps[0].lo) {
+        struct lp_scan_map t = maps[0];
+
+        maps[0] = maps[1];
+        maps[1] = t;
+    }
+    memset(&core, 0, sizeof(core));
+    core.blocks = blocks;
+    core.addrs = keys;
+    core.nblocks = 2;
+    core.link = links;
+    core.ind = inds;
+    core.stack = stack;
+    core.stack_cap = LP_ARRAY_SIZE(stack);
+    core.dir = dir;
+    core.dir_cap = LP_ARRAY_SIZE(dir);
+    core.maps = maps;
+    core.nmaps = 2;
+    core.heuristics = LP_SCAN_HEUR_ALL;
+    core.safe_read = safe;
+    core.safe_blocks = safe;
+    before = resident(root, len) + resident(arena, len);
+    lp_scan_core_begin(&core);
+    lp_scan_core_root(&core, (uintptr_t)root, (uintptr_t)root + len);
+    lp_scan_core_finish(&core);
+    assert_int_equal(resident(root, len) + resident(arena, len), before);
+    if (linked) {
+        assert_int_equal(blocks[0].kind, LP_KIND_REACHABLE);
+        assert_int_equal(blocks[1].kind, LP_KIND_REACHABLE);
+    } else {
+        assert_int_equal(blocks[0].kind, LP_KIND_DEFINITE);
+        assert_int_equal(blocks[1].kind, LP_KIND_INDIRECT);
+        assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 64);
+    }
+    munmap(root, len);
+    munmap(arena, len);
+}
+
+static void test_scan_reads_only_pages_the_kernel_holds(void **state)
+{
+    (void)state;
+    scan_sparse_case(true, false);
+    scan_sparse_case(false, false);
+}
+
+static void test_scan_safe_reads_only_pages_the_kernel_holds(void **state)
+{
+    (void)state;
+    scan_sparse_case(true, true);
+    scan_sparse_case(false, true);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_present_runs_by_ioctl_or_read),
+        cmocka_unit_test(test_present_runs_by_pagemap_read),
+        cmocka_unit_test(test_present_undecided_leaves_all_to_caller),
+        cmocka_unit_test(test_scan_reads_only_pages_the_kernel_holds),
+        cmocka_unit_test(test_scan_safe_reads_only_pages_the_kernel_holds),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
