@@ -506,9 +506,13 @@ static void scan_sparse(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
         scan_plain(c, rest, hi, definite, clique, safe);
 }
 
+/* Private, anonymous and writable: the program's own memory (heaps,
+ * arenas, stacks), which the kernel zero-fills; not a file's or shared
+ * memory's pages, nor a driver's mapping. */
 static inline bool private_anon(const struct lp_scan_map *m)
 {
-    return !(m->flags & (LP_SCAN_MAP_FILE | LP_SCAN_MAP_SHARED));
+    return (m->flags & (LP_SCAN_MAP_W | LP_SCAN_MAP_FILE |
+                        LP_SCAN_MAP_SHARED)) == LP_SCAN_MAP_W;
 }
 
 /* A big range: its parts in big private anonymous mappings sparsely, the
