@@ -94,19 +94,19 @@ static struct {
 
 /*
  * When an entry was queued, comparable across lanes: a global epoch that
- * each lane moves on every EPOCH_PUSHES of its pushes. One relaxed load
- * of a line that is rarely written; rdtsc cost a fifth of a push on this
- * virtual machine, a shared counter bumped per push a contended line.
- * Two lanes holding the same address within one epoch (an address freed
- * by one thread, reused and freed again by another, within a few dozen
- * frees) tie: find then reports the first lane's entry.
+ * each lane moves on every LP_FREED_EPOCH_PUSHES of its pushes (freed.h).
+ * One relaxed load of a line that is rarely written; rdtsc cost a fifth
+ * of a push on this virtual machine, a shared counter bumped per push a
+ * contended line. Two lanes holding the same address within one epoch
+ * (an address freed by one thread, reused and freed again by another,
+ * within a few hundred frees) tie: find then reports the first lane's
+ * entry.
  */
-#define EPOCH_PUSHES 32
 static uint64_t epoch;
 
 static inline uint64_t stamp_now(struct lp_freed_lane *l)
 {
-    if (++l->pushes % EPOCH_PUSHES == 0)
+    if (++l->pushes % LP_FREED_EPOCH_PUSHES == 0)
         return lp_add_relaxed(&epoch, 1);
     return lp_load_relaxed(&epoch);
 }

@@ -266,17 +266,17 @@ static void test_freed_lanes_find_the_newest(void **state)
     lane_b = new_lane();
 
     lp_freed_push(0xa000, 32, 1, 2); /* main lane, older */
-    for (i = 0; i < 64; i++) /* a later epoch for the next pushes */
+    for (i = 0; i < LP_FREED_EPOCH_PUSHES; i++) /* a later epoch next */
         lp_freed_push(0xc0000 + i * 16, 16, 1, 2);
     pthread_create(&t, NULL, push_in_lane_b, (void *)0xa000);
     pthread_join(t, NULL);
-    assert_int_equal(lp_freed_count(), 3 + 64);
+    assert_int_equal(lp_freed_count(), 3 + LP_FREED_EPOCH_PUSHES);
     assert_true(lp_freed_find(0xa000, &f));
     assert_true(f.size == 64 && f.alloc_stack == 5);
     assert_true(lp_freed_find(0xb000, &f) && f.size == 8);
     lp_freed_forget(0xa000); /* a tombstone in the main lane */
     assert_false(lp_freed_find(0xa000, NULL));
-    assert_int_equal(lp_freed_count(), 3 + 64);
+    assert_int_equal(lp_freed_count(), 3 + LP_FREED_EPOCH_PUSHES);
 }
 
 /* A lane's ring grows while its volume share allows, keeping its order. */
@@ -303,7 +303,7 @@ static void next_epoch(uintptr_t base)
 {
     uintptr_t i;
 
-    for (i = 0; i < 64; i++)
+    for (i = 0; i < LP_FREED_EPOCH_PUSHES; i++)
         lp_freed_push(base + i * 16, 16, 1, 2);
 }
 
@@ -328,7 +328,7 @@ static void test_freed_tombstones_order_across_lanes(void **state)
     in_lane(x);
     lp_freed_forget(0xd000);
     in_lane(NULL);
-    lp_freed_push(0xd000, 32, 3, 4);  /* its 130th push: the same epoch */
+    lp_freed_push(0xd000, 32, 3, 4);  /* its 2E+2th push: the same epoch */
     assert_true(lp_freed_find(0xd000, &f));
     assert_true(f.size == 32 && f.alloc_stack == 3 && f.free_stack == 4);
     lp_freed_forget(0xd000);          /* same lane, later: hides it */
@@ -359,7 +359,7 @@ static void test_freed_same_address_in_two_lanes(void **state)
     lp_freed_push(0xe000, 30, 3, 3);
     assert_true(lp_freed_find(0xe000, &f));
     assert_true(f.size == 30 && f.alloc_stack == 3 && f.free_stack == 3);
-    assert_int_equal(lp_freed_count(), 3 + 2 * 64);
+    assert_int_equal(lp_freed_count(), 3 + 2 * LP_FREED_EPOCH_PUSHES);
 }
 
 /* A lane keeps its share of the volume (volume / lanes + 1): a big block
