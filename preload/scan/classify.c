@@ -506,15 +506,6 @@ static void scan_sparse(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
         scan_plain(c, rest, hi, definite, clique, safe);
 }
 
-/* Private, anonymous and writable: the program's own memory (heaps,
- * arenas, stacks), which the kernel zero-fills; not a file's or shared
- * memory's pages, nor a driver's mapping. */
-static inline bool private_anon(const struct lp_scan_map *m)
-{
-    return (m->flags & (LP_SCAN_MAP_W | LP_SCAN_MAP_FILE |
-                        LP_SCAN_MAP_SHARED)) == LP_SCAN_MAP_W;
-}
-
 /* A big range: its parts in big private anonymous mappings sparsely, the
  * rest as before. */
 static void scan_split(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
@@ -535,7 +526,7 @@ static void scan_split(struct lp_scan_core *c, uintptr_t lo, uintptr_t hi,
         const struct lp_scan_map *m = &c->maps[a];
         uintptr_t x = m->lo > lo ? m->lo : lo, y = m->hi < hi ? m->hi : hi;
 
-        if (!(m->flags & LP_SCAN_MAP_R) || !private_anon(m) ||
+        if (!lp_present_applies(m->flags) ||
             y - x < LP_PRESENT_MIN)
             continue;
         if (x > from)
@@ -614,7 +605,7 @@ static bool range_private_anon(const struct lp_scan_core *c, uintptr_t lo,
     if (c->maps == NULL)
         return false;
     while (lo < hi) {
-        if ((m = map_of(c, lo)) == NULL || !private_anon(m))
+        if ((m = map_of(c, lo)) == NULL || !lp_present_applies(m->flags))
             return false;
         lo = m->hi;
     }

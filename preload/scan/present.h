@@ -23,6 +23,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "preload/scan/classify.h"
+
+/* Whether a mapping (its LP_SCAN_MAP_* flags) is one to ask about:
+ * readable, writable, private and anonymous - the program's own memory
+ * (heaps, arenas, stacks), which the kernel zero-fills; not a file's or
+ * shared memory's pages, nor a driver's mapping. */
+static inline bool lp_present_applies(unsigned flags)
+{
+    return (flags & (LP_SCAN_MAP_R | LP_SCAN_MAP_W | LP_SCAN_MAP_FILE |
+                     LP_SCAN_MAP_SHARED)) == (LP_SCAN_MAP_R | LP_SCAN_MAP_W);
+}
+
 /* Ranges below this are read whole: asking costs more than reading. */
 #define LP_PRESENT_MIN ((uintptr_t)1 << 20)
 
