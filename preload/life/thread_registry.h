@@ -41,6 +41,8 @@
  * (signal blocked, uninterruptible sleep, being traced). */
 #define LP_THREADS_STOP_TIMEOUT_MS 200
 
+/* Slots for stopped threads without a mapping of their own (more are
+ * mapped when the process has more threads: thread_stop.c). */
 #define LP_THREADS_MAX_STOPPED 1024
 
 #if defined(__x86_64__)
@@ -145,13 +147,17 @@ static inline bool lp_stopped_has(const struct lp_stopped_thread *s, size_t n,
 /*
  * Stop every other thread of the process except our own internal threads
  * (lp_threads_self_internal). Returns the number of threads signalled and
- * points *out at their slots (a static array valid until
- * lp_threads_resume()). Threads created while we stop are caught by
- * re-reading /proc/self/task until it shows nothing new. A slot with
- * answered == false is a thread that did not park within the timeout (or
- * beyond LP_THREADS_MAX_STOPPED threads): it may still be running.
+ * points *out at their slots (an array valid until lp_threads_resume()).
+ * Threads created while we stop are caught by re-reading /proc/self/task
+ * until it shows nothing new. A slot with answered == false is a thread
+ * that did not park within the timeout: it may still be running; so may
+ * threads in no slot, when lp_threads_stop_overflowed() says so.
  */
 size_t lp_threads_stop(struct lp_stopped_thread **out);
+/* The last stop met more threads than it could hold (no memory for
+ * more slots, or threads starting faster than it stopped them): some
+ * may be running and are in none of the slots. */
+bool lp_threads_stop_overflowed(void);
 void lp_threads_resume(void);
 
 /* The registry, as seen by one visit. */

@@ -22,6 +22,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -34,11 +35,16 @@
 /* Slot states: the handshake between the scanner and one handler. */
 enum { SLOT_SIGNALLED = 1, SLOT_PARKED, SLOT_LEFT, SLOT_GONE, SLOT_BLOCKED };
 
+/* The slots a stop starts with; a process with more threads gets a
+ * mapping sized to them before its stop begins (ensure_slots). */
+static struct lp_stopped_thread first_slots[LP_THREADS_MAX_STOPPED];
+
 static struct {
     /* Odd while a stop is in progress. 32 bits: it is a futex word. */
     unsigned int epoch;
-    size_t nslots;
-    struct lp_stopped_thread slots[LP_THREADS_MAX_STOPPED];
+    size_t nslots, cap;
+    struct lp_stopped_thread *slots; /* cap entries */
+    bool overflow; /* this stop met more threads than it had slots for */
     int signo;        /* the stop signal in use, 0 before the first stop */
     uintptr_t cookie; /* si_value of our stop signals */
     bool can_signal;  /* this stop found a signal to stop with */
@@ -261,9 +267,13 @@ static void signal_one(pid_t tid, void *arg)
     struct signal_pass *sp = arg;
     struct lp_stopped_thread *s;
 
-    if (tid == sp->self || lp_stopped_has(threads.slots, threads.nslots, tid) || lp_threads_is_internal(tid) ||
-        threads.nslots == LP_THREADS_MAX_STOPPED)
+    if (tid == sp->self || lp_stopped_has(threads.slots, threads.nslots, tid) ||
+        lp_threads_is_internal(tid))
         return;
+    if (threads.nslots == threads.cap) {
+        threads.overflow = true; /* left running: roots.c reads safely */
+        return;
+    }
     s = &threads.slots[threads.nslots];
     s->tid = tid;
     s->answered = false;
@@ -359,17 +369,53 @@ static void skip_blocked(void)
     }
 }
 
+/*
+ * Room for every thread there is, and as many again that may start while
+ * we stop them; between stops only (no handler is looking for its slot).
+ * A bigger array replaces the slots; the old one stays mapped, as a
+ * handler of a stop that timed out may still write its slot. A process
+ * of 2,000 threads had its threads beyond the 1,024th left running and
+ * their stacks taken for dead ones' (their DTVs "definitely lost").
+ */
+static void ensure_slots(size_t others)
+{
+    size_t want = others * 2 + 64, len;
+    void *p;
+
+    if (threads.slots == NULL) {
+        threads.slots = first_slots;
+        threads.cap = LP_THREADS_MAX_STOPPED;
+    }
+    if (want <= threads.cap)
+        return;
+    len = (want * sizeof(struct lp_stopped_thread) + 4095) & ~(size_t)4095;
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (p == MAP_FAILED)
+        return; /* the threads beyond the slots are left running */
+    threads.slots = p;
+    threads.cap = len / sizeof(struct lp_stopped_thread);
+}
+
+bool lp_threads_stop_overflowed(void)
+{
+    return threads.overflow;
+}
+
 size_t lp_threads_stop(struct lp_stopped_thread **out)
 {
     pid_t pid = getpid(), self = gettid_raw();
     uint64_t deadline;
     unsigned int e;
-    size_t i;
+    size_t i, others = lp_threads_others_running();
     int round;
     long n;
 
-    if (lp_threads_others_running() > 0 &&
-        (n = lp_threads_stop_ptrace(threads.slots, LP_THREADS_MAX_STOPPED)) >= 0) {
+    ensure_slots(others);
+    threads.overflow = false;
+    if (others > 0 &&
+        (n = lp_threads_stop_ptrace(threads.slots, threads.cap)) >= 0) {
+        threads.overflow = (size_t)n == threads.cap; /* maybe more */
         threads.by_ptrace = true;
         threads.nslots = (size_t)n;
         *out = threads.slots;

@@ -77,6 +77,7 @@ struct roots {
     struct lp_stopped_thread *stopped;
     size_t nstopped;
     bool walk_heaps; /* sampled mode, every thread parked: heap_walk.c */
+    bool overflow;   /* the stop left threads in no slot (running) */
 };
 
 static void exclude(struct roots *r, uintptr_t lo, uintptr_t hi)
@@ -184,7 +185,9 @@ static uintptr_t live_from(const struct roots *r, pid_t tid, uintptr_t lo,
  *     start argument in that TCB (ours holds our record): a root word;
  *   - running (its tid answered the stop, or it is us), including a thread
  *     past its start routine running key destructors: its stack from SP
- *     up (with its TCB and static TLS) and its start argument;
+ *     up (with its TCB and static TLS) and its start argument; when the
+ *     stop could not hold every thread, any thread still alive: its whole
+ *     stack;
  *   - gone: its cached stack is no root (a user-supplied stack is the
  *     user's memory: left as it is).
  */
@@ -203,7 +206,8 @@ static void thread_roots(const struct lp_thread_info *ti, void *arg)
     }
     if (ti->stack_hi == 0 || ti->tid == r->main_tid)
         return;
-    if (ti->alive && (ti->tid == r->self_tid || stopped_of(r, ti->tid))) {
+    if (ti->alive && (ti->tid == r->self_tid || stopped_of(r, ti->tid) ||
+                      r->overflow)) {
         exclude(r, ti->stack_lo, ti->stack_hi);
         add_root(r, live_from(r, ti->tid, ti->stack_lo, ti->stack_hi),
                  ti->stack_hi);
@@ -628,6 +632,8 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
                      : entry_sp;
     r.stopped = stopped;
     r.nstopped = nstopped;
+    r.overflow = lp_threads_stop_overflowed();
+    all_answered = !r.overflow;
     for (i = 0; i < nstopped; i++)
         if (!stopped[i].answered)
             all_answered = false;

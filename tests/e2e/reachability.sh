@@ -93,6 +93,9 @@ reach reach_protnone whole
 # reads only those (the kernel's runs of present pages); verdicts as a
 # full read gives them.
 reach reach_sparse whole
+# More threads busy at exit than the stop's first 1,024 slots: all are
+# stopped and scanned (Memcheck needs --max-threads for them).
+MC_OPTS="$MC_OPTS --max-threads=1600" reach reach_many_threads whole 1500
 
 # Item 11: threads wrongly taken for dead. A thread in its key destructor
 # after its start routine returned (glibc names the destructor loop
