@@ -82,10 +82,38 @@ struct rec {
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
                          void *(*)(void *), void *);
 
+/* Records that were ever internal, for lp_threads_is_internal(), which
+ * every stop asks of every task: walking the whole list for each made
+ * a stop O(threads^2) (8,000 threads busy at exit: 11 s). We start one
+ * or two threads; past INTERNAL_MAX the list is walked as before. */
+#define INTERNAL_MAX 16
+
 static struct {
     struct rec *head; /* lock-free push-only list */
     create_fn real_create;
+    struct rec *internal[INTERNAL_MAX]; /* push-only; NULL: being set */
+    unsigned ninternal;                 /* > INTERNAL_MAX: walk the list */
+    /* Records EXITING, DEAD or FREE: every one got there through
+     * mark_exiting (+1) and leaves only when claimed (-1). At 0 a new
+     * thread has nothing to reap, reuse or free, and skips the walks of
+     * every record (8,000 threads alive: each creation walked them all,
+     * O(threads^2), 64% of that program's run). */
+    size_t nonlive;
 } threads;
+
+/* r is (now) one of our own threads: index it (once). */
+static void note_internal(struct rec *r)
+{
+    unsigned i, n = lp_load_acquire(&threads.ninternal);
+
+    r->internal = true;
+    for (i = 0; i < n && i < INTERNAL_MAX; i++)
+        if (lp_load_acquire(&threads.internal[i]) == r)
+            return;
+    n = __atomic_fetch_add(&threads.ninternal, 1, __ATOMIC_ACQ_REL);
+    if (n < INTERNAL_MAX)
+        lp_store_release(&threads.internal[n], r);
+}
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -110,12 +138,15 @@ static struct rec *rec_claim(void)
     int saved_errno = errno;
     struct rec *r;
 
-    for (r = lp_load_acquire(&threads.head); r; r = r->next) {
+    for (r = lp_load_acquire(&threads.nonlive) ? lp_load_acquire(&threads.head)
+                                                : NULL;
+         r; r = r->next) {
         int expect = REC_FREE;
 
         rec_reap(r);
         if (lp_load_relaxed(&r->state) == REC_FREE &&
             lp_cas(&r->state, &expect, REC_CLAIMED)) {
+            __atomic_sub_fetch(&threads.nonlive, 1, __ATOMIC_RELEASE);
             errno = saved_errno;
             return r;
         }
@@ -171,7 +202,9 @@ static void rec_register_self(struct rec *r)
     /* A finished thread whose cached stack we now run on needs no record:
      * glibc hands a stack on only once the kernel is done with its
      * thread. */
-    for (o = lp_load_acquire(&threads.head); o; o = o->next) {
+    for (o = lp_load_acquire(&threads.nonlive) ? lp_load_acquire(&threads.head)
+                                                : NULL;
+         o; o = o->next) {
         int st = lp_load_acquire(&o->state);
 
         if (o != r && (st == REC_DEAD || st == REC_EXITING) &&
@@ -187,6 +220,7 @@ static void rec_register_self(struct rec *r)
 static void mark_exiting(void *p)
 {
     lp_store_release(&((struct rec *)p)->state, REC_EXITING);
+    __atomic_add_fetch(&threads.nonlive, 1, __ATOMIC_RELEASE);
 }
 
 static void *thread_main(void *p)
@@ -268,7 +302,9 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     /* Created while holding the guard: one of leakprof's own threads
      * (the dumper). It blocks all signals, so it could never park; it is
      * neither stopped nor a root. */
-    r->internal = lp_guard_held;
+    r->internal = false;
+    if (lp_guard_held)
+        note_internal(r);
     r->tid = 0;
     r->stack_lo = r->stack_hi = 0;
     /* Alive from here on, although it may run only after main returned:
@@ -297,7 +333,7 @@ void lp_threads_self_internal(void)
         r->user_stack = false;
         rec_register_self(r);
     }
-    r->internal = true;
+    note_internal(r);
 }
 
 void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
@@ -372,13 +408,25 @@ size_t lp_threads_count(void)
     return n;
 }
 
+static bool is_internal_rec(const struct rec *r, pid_t tid)
+{
+    return r != NULL && r->internal && r->tid == tid &&
+           lp_load_acquire(&r->state) == REC_ALIVE;
+}
+
 bool lp_threads_is_internal(pid_t tid)
 {
+    unsigned i, n = lp_load_acquire(&threads.ninternal);
     struct rec *r;
 
+    if (n <= INTERNAL_MAX) {
+        for (i = 0; i < n; i++)
+            if (is_internal_rec(lp_load_acquire(&threads.internal[i]), tid))
+                return true;
+        return false;
+    }
     for (r = lp_load_acquire(&threads.head); r; r = r->next)
-        if (r->internal && r->tid == tid &&
-            lp_load_acquire(&r->state) == REC_ALIVE)
+        if (is_internal_rec(r, tid))
             return true;
     return false;
 }
