@@ -55,21 +55,24 @@ static inline uint64_t lp_hash_addr(uintptr_t a)
 
 /*
  * What the hooks' fast paths read, in one cache line and so in one page:
- * the init state, the threaded flag, the options that decide whether a
- * hook only forwards, the sampler's free filter and the real malloc and
- * free. Spread over six lines of five pages (lp_config alone is five
- * pages), the first load of each hook was half its samples in a sampled
+ * the init state, the threaded flag, whether a hook only forwards, the
+ * sampler's free filter and the real malloc and free. Spread over six
+ * lines of five pages (lp_config alone is five pages), the first load of each hook was half its samples in a sampled
  * storm: a miss of the first-level TLB, which the storm's heap keeps
- * full. The option and function fields are copies (init.c: lp_hot_set),
- * written once before init_state first says ready.
+ * full. The function fields are copies (init.c: lp_hot_set), written
+ * once before init_state first says ready; the pass fields then and
+ * once more when the program gets its second thread.
  */
 struct lp_hot_line {
     int init_state;   /* init.c: 2 when the hooks may track */
     bool threaded;    /* lp_threaded: the program has a second thread */
-    int malloc_fill;  /* lp_config's (-1: off) */
-    int free_fill;
-    uint64_t sample_bytes;
     uint8_t *sample_filter; /* sample.h */
+    /* The forwarding paths' verdicts, one field each (track.h), set by
+     * lp_hot_pass_update from the options (sampling, no malloc_fill or
+     * free_fill) and lp_threaded: a malloc of fewer bytes may only
+     * forward (0: none may), and the filter a free asks (NULL: none). */
+    uint64_t pass_below;
+    uint8_t *pass_filter;
     void *(*malloc)(size_t);
     void *(*calloc)(size_t, size_t);
     void (*free)(void *);

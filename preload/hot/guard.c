@@ -14,9 +14,7 @@
 __thread struct lp_tcb_slot lp_self_tls __attribute__((tls_model("initial-exec")));
 #endif
 int lp_state = LP_STATE_BOOT;
-struct lp_hot_line lp_hot = {
-    .malloc_fill = -1, .free_fill = -1,
-};
+struct lp_hot_line lp_hot;
 /* Defined here, not in process.c, which also defines exit(): unit tests
  * link this without taking over the test binary's exit. */
 struct lp_process lp_process;

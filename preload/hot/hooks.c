@@ -65,7 +65,7 @@ LP_EXPORT void *malloc(size_t size)
 {
     void *p;
 
-    if (LP_LIKELY(lp_track_ready()) && lp_track_pass(size))
+    if (lp_track_pass(size))
         return lp_hot.malloc(size);
     p = malloc_body(size);
     __asm__ volatile("" ::: "memory"); /* no tail call: the hook's frame */

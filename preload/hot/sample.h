@@ -149,11 +149,14 @@ static inline uint64_t lp_sample_blocks_out(uint64_t fixed)
  * counters, and a tracked block's increment in one thread takes away the
  * line the other thread's frees read (a sampled 2-thread storm: 2% of
  * its wall time, about the noise). */
+static inline uint8_t *lp_sample_slot_in(uint8_t *filter, uintptr_t addr)
+{
+    return &filter[((addr >> LP_SAMPLE_GRANULE_SHIFT) ^ ((addr >> 14) & 0xf000)) &
+                   ((1u << LP_SAMPLE_FILTER_BITS) - 1)];
+}
 static inline uint8_t *lp_sample_slot(uintptr_t addr)
 {
-    return &lp_sample_filter[((addr >> LP_SAMPLE_GRANULE_SHIFT) ^
-                              ((addr >> 14) & 0xf000)) &
-                             ((1u << LP_SAMPLE_FILTER_BITS) - 1)];
+    return lp_sample_slot_in(lp_sample_filter, addr);
 }
 
 /* Counters saturate at 255 and then stay (only ever too high). */

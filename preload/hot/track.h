@@ -70,10 +70,11 @@ void lp_track_lost(uintptr_t addr);
  */
 static inline __attribute__((always_inline)) bool lp_track_pass(size_t size)
 {
-    uint64_t every = lp_hot.sample_bytes, left;
+    uint64_t left;
 
-    if (LP_LIKELY(every == 0) || size >= every ||
-        !lp_load_relaxed(&lp_threaded) || lp_hot.malloc_fill >= 0)
+    /* One load for the four conditions (lp_hot_pass_update): sampling,
+     * size below the interval, no fill, threaded (and so ready). */
+    if (size >= lp_load_relaxed(&lp_hot.pass_below))
         return false;
     left = lp_self.sample_left;
     if (left <= size)
@@ -168,8 +169,22 @@ lp_track_release(void *p, unsigned how)
 static inline __attribute__((always_inline)) bool
 lp_track_release_pass(void *p)
 {
-    return lp_sample_untracked((uintptr_t)p) && lp_hot.free_fill < 0 &&
-           lp_load_relaxed(&lp_threaded);
+    uint8_t *f = lp_load_relaxed(&lp_hot.pass_filter);
+
+    return f != NULL && lp_load_relaxed(lp_sample_slot_in(f, (uintptr_t)p)) == 0;
+}
+
+/* Recompute lp_hot's pass fields from the options and lp_threaded: at
+ * init (init.c) and when the program gets its second thread
+ * (thread_registry.c), by the only thread that could race. */
+static inline void lp_hot_pass_update(void)
+{
+    bool on = lp_sample_on() && lp_load_relaxed(&lp_threaded);
+
+    lp_store_relaxed(&lp_hot.pass_below,
+                     on && lp_config.malloc_fill < 0 ? lp_config.sample_bytes : 0);
+    lp_store_relaxed(&lp_hot.pass_filter,
+                     on && lp_config.free_fill < 0 ? lp_sample_filter : NULL);
 }
 
 /* realloc in two steps around the real call: begin forgets old and

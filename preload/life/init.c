@@ -29,6 +29,7 @@
 #include "preload/life/snapshot_signal.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/stack.h"
+#include "preload/hot/track.h"
 #include "preload/hot/unwind_rules_file.h"
 
 #define init_here (lp_self.track_init_here)
@@ -53,12 +54,10 @@ static LP_NOINLINE bool serve_request(void)
 /* The hot line's copies (lp.h), before init_state says ready. */
 static void lp_hot_set(void)
 {
-    lp_hot.malloc_fill = lp_config.malloc_fill;
-    lp_hot.free_fill = lp_config.free_fill;
-    lp_hot.sample_bytes = lp_config.sample_bytes;
     lp_hot.malloc = lp_real.malloc;
     lp_hot.calloc = lp_real.calloc;
     lp_hot.free = lp_real.free;
+    lp_hot_pass_update();
 }
 
 bool lp_init_slow(void)

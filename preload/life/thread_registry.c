@@ -34,6 +34,7 @@
 #include "preload/hot/stack_count.h"
 #include "preload/hot/stack_walk.h"
 #include "preload/hot/tcb_slot.h"
+#include "preload/hot/track.h"
 
 /*
  * A record's life. A thread is dead only once it can never run user code
@@ -283,6 +284,7 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
      * before the thread exists, by the only thread that could race. */
     if (!lp_guard_held) {
         lp_store_release(&lp_threaded, true);
+        lp_hot_pass_update(); /* the hooks may forward from now on */
         /* The creating thread (main, usually) counts massif events in
          * pending deltas from now on, like the threads it makes. */
         if (lp_self.massif_local == NULL)
