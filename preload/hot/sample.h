@@ -89,39 +89,56 @@ static inline bool lp_sample_skip(size_t size)
 /* 1 - exp(-size/every) for size < every (every > 0). */
 double lp_sample_prob(size_t size, uint64_t every);
 
-/* Estimated bytes a tracked block of size bytes stands for. */
-static inline uint64_t lp_sample_est_bytes(size_t size)
+/* The probability that a block of size bytes is tracked: 1 when it
+ * stands for itself (not sampling, size 0, or size >= N). An event's
+ * weights below all derive from it: ask once, not once per weight. */
+static inline double lp_sample_weight(size_t size)
 {
     uint64_t every = lp_config.sample_bytes;
 
     if (LP_LIKELY(every == 0) || size >= every || size == 0)
+        return 1.0;
+    return lp_sample_prob(size, every);
+}
+
+/* Estimated bytes a tracked block of size bytes (tracked with
+ * probability p, lp_sample_weight) stands for. */
+static inline uint64_t lp_sample_est_bytes_p(size_t size, double p)
+{
+    if (LP_LIKELY(p == 1.0))
         return size;
-    return (uint64_t)((double)size / lp_sample_prob(size, every) + 0.5);
+    return (uint64_t)((double)size / p + 0.5);
 }
 
 /* Estimated blocks it stands for, in LP_SAMPLE_ONE units (sampling on);
  * 1 when not sampling (plain counts). */
-static inline uint64_t lp_sample_est_blocks(size_t size)
+static inline uint64_t lp_sample_est_blocks_p(double p)
 {
-    uint64_t every = lp_config.sample_bytes;
-
-    if (LP_LIKELY(every == 0))
+    if (LP_LIKELY(!lp_sample_on()))
         return 1;
-    if (size >= every || size == 0)
+    if (p == 1.0)
         return LP_SAMPLE_ONE;
-    return (uint64_t)(LP_SAMPLE_ONE / lp_sample_prob(size, every) + 0.5);
+    return (uint64_t)(LP_SAMPLE_ONE / p + 0.5);
 }
 
 /* Massif's usable size for it: (usable + 8 admin bytes) scaled by the
  * block weight, less 8, so that massif's use = usable + 8 is scaled. 0
  * stays 0 (massif off). */
-static inline size_t lp_sample_est_usable(size_t size, size_t usable)
+static inline size_t lp_sample_est_usable_p(size_t usable, double p)
 {
-    uint64_t every = lp_config.sample_bytes;
-
-    if (LP_LIKELY(every == 0) || size >= every || size == 0 || usable == 0)
+    if (LP_LIKELY(p == 1.0) || usable == 0)
         return usable;
-    return (size_t)((double)(usable + 8) / lp_sample_prob(size, every) + 0.5) - 8;
+    return (size_t)((double)(usable + 8) / p + 0.5) - 8;
+}
+
+/* The same for one weight of a block of size bytes. */
+static inline uint64_t lp_sample_est_bytes(size_t size)
+{
+    return lp_sample_est_bytes_p(size, lp_sample_weight(size));
+}
+static inline uint64_t lp_sample_est_blocks(size_t size)
+{
+    return lp_sample_est_blocks_p(lp_sample_weight(size));
 }
 
 /* Estimated block count from an LP_SAMPLE_ONE fixed-point sum (sampling

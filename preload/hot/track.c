@@ -35,40 +35,40 @@ static inline size_t usable(void *p)
  * counter holds an estimate of the whole heap. Without sampling the
  * charges are the block itself (size, one block).
  */
-static inline void charge_alloc(struct lp_stack *s, size_t size)
+static inline void charge_alloc(struct lp_stack *s, size_t size, double p)
 {
     if (LP_LIKELY(!lp_sample_on()))
         lp_stack_note_alloc(s, size);
     else
-        lp_stack_note_alloc_n(s, lp_sample_est_bytes(size),
-                              lp_sample_est_blocks(size));
+        lp_stack_note_alloc_n(s, lp_sample_est_bytes_p(size, p),
+                              lp_sample_est_blocks_p(p));
 }
 
-static inline void charge_free(struct lp_stack *s, size_t size)
+static inline void charge_free(struct lp_stack *s, size_t size, double p)
 {
     if (LP_LIKELY(!lp_sample_on()))
         lp_stack_note_free(s, size);
     else
-        lp_stack_note_free_n(s, lp_sample_est_bytes(size),
-                             lp_sample_est_blocks(size));
+        lp_stack_note_free_n(s, lp_sample_est_bytes_p(size, p),
+                             lp_sample_est_blocks_p(p));
 }
 
 /* The same, charged to a block's site by its id. */
-static inline void charge_free_id(uint32_t id, size_t size)
+static inline void charge_free_id(uint32_t id, size_t size, double p)
 {
     if (LP_LIKELY(!lp_sample_on()))
         lp_stack_note_free_id(id, size, 1);
     else
-        lp_stack_note_free_id(id, lp_sample_est_bytes(size),
-                              lp_sample_est_blocks(size));
+        lp_stack_note_free_id(id, lp_sample_est_bytes_p(size, p),
+                              lp_sample_est_blocks_p(p));
 }
 
 /* Massif's event for a block of size bytes (usable: its usable size). */
 static inline void massif_note(const struct lp_stack *s, size_t size,
-                               size_t use, bool is_alloc)
+                               size_t use, bool is_alloc, double p)
 {
-    lp_snapshot_note(s, lp_sample_est_bytes(size),
-                     lp_sample_est_usable(size, use), is_alloc);
+    lp_snapshot_note(s, lp_sample_est_bytes_p(size, p),
+                     lp_sample_est_usable_p(use, p), is_alloc);
 }
 
 /*
@@ -92,17 +92,19 @@ void lp_track_lost(uintptr_t addr)
 void lp_track_stale(const struct lp_block *stale)
 {
     struct lp_stack *os = lp_stack_get(stale->stack_id);
+    double w = lp_sample_weight(stale->size);
 
     /* The old block was freed behind our back: forget it here too. */
     lp_sample_filter_del(stale->addr);
     lp_snapshot_before_shrink();
     if (os)
-        charge_free(os, stale->size);
-    massif_note(NULL, stale->size, stale->size, false);
+        charge_free(os, stale->size, w);
+    massif_note(NULL, stale->size, stale->size, false, w);
 }
 
 void lp_track_alloc_slow(void *p, size_t size, unsigned how)
 {
+    double w;
     struct lp_guard g;
     uint32_t id;
     struct lp_stack *s;
@@ -130,9 +132,10 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
     }
     if (rc == 1)
         lp_track_stale(&stale);
+    w = lp_sample_weight(size);
     if (s)
-        charge_alloc(s, size);
-    massif_note(s, size, usable(p), true);
+        charge_alloc(s, size, w);
+    massif_note(s, size, usable(p), true, w);
     lp_guard_leave(&g);
 }
 
@@ -140,12 +143,15 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
  * not tracked. */
 static bool untrack(void *p, struct lp_block *b)
 {
+    double w;
+
     if (lp_table_remove((uintptr_t)p, b) != 0)
         return false;
+    w = lp_sample_weight(b->size);
     lp_sample_filter_del((uintptr_t)p);
     lp_snapshot_before_shrink();
-    charge_free_id(b->stack_id, b->size);
-    massif_note(NULL, b->size, usable(p), false);
+    charge_free_id(b->stack_id, b->size, w);
+    massif_note(NULL, b->size, usable(p), false, w);
     return true;
 }
 
@@ -231,11 +237,12 @@ int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
 static void realloc_untracked(const struct lp_block *ob, size_t old_usable)
 {
     struct lp_stack *os = lp_stack_get(ob->stack_id);
+    double w = lp_sample_weight(ob->size);
 
     lp_snapshot_before_shrink();
     if (os)
-        charge_free(os, ob->size);
-    massif_note(NULL, ob->size, old_usable, false);
+        charge_free(os, ob->size, w);
+    massif_note(NULL, ob->size, old_usable, false, w);
 }
 
 void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
@@ -244,6 +251,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     struct lp_guard g;
     uint32_t id;
     struct lp_stack *s, *os;
+    double w, ow;
     bool skip = np != NULL && lp_sample_skip(size);
 
     if ((!had && skip) || !lp_guard_enter(&g))
@@ -280,21 +288,23 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
                             lp_snapshot_byte_clock(), NULL) < 0) {
         lp_track_lost((uintptr_t)np);
     }
-    if (had && lp_sample_est_bytes(size) < lp_sample_est_bytes(ob->size))
+    w = lp_sample_weight(size);
+    ow = had ? lp_sample_weight(ob->size) : 1.0;
+    if (had && lp_sample_est_bytes_p(size, w) < lp_sample_est_bytes_p(ob->size, ow))
         lp_snapshot_before_shrink();
     /* Add before subtracting, so no snapshot sees the block missing. */
     if (s)
-        charge_alloc(s, size);
+        charge_alloc(s, size, w);
     if (had) {
         os = lp_stack_get(ob->stack_id);
         if (os)
-            charge_free(os, ob->size);
-        lp_snapshot_note_realloc(s, lp_sample_est_bytes(ob->size),
-                                 lp_sample_est_usable(ob->size, old_usable),
-                                 lp_sample_est_bytes(size),
-                                 lp_sample_est_usable(size, usable(np)));
+            charge_free(os, ob->size, ow);
+        lp_snapshot_note_realloc(s, lp_sample_est_bytes_p(ob->size, ow),
+                                 lp_sample_est_usable_p(old_usable, ow),
+                                 lp_sample_est_bytes_p(size, w),
+                                 lp_sample_est_usable_p(usable(np), w));
     } else {
-        massif_note(s, size, usable(np), true);
+        massif_note(s, size, usable(np), true, w);
     }
     lp_guard_leave(&g);
 }
