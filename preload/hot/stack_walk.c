@@ -300,22 +300,27 @@ static inline bool same_frames(const struct memo *was, const struct memo *now)
 static inline bool still_there(const struct memo *x, void *const *buf,
                                uintptr_t lo)
 {
-    unsigned i;
+    unsigned i, n = x->n;
+    /* In locals: the loads through the stack words could alias them, and
+     * the bit test reloaded bp_reads on every frame (a sixth of a
+     * repeat's samples). The return addresses first, in a loop of loads
+     * and compares only; then the few saved rbp words that mattered. */
+    uint64_t bits = x->bp_reads & ~(((uint64_t)2 << KEY_FRAME) - 1);
 
     for (i = 0; i < KEY_FRAME; i++)
         if (x->pc[i] != (uintptr_t)buf[i])
             return false;
-
-    for (i = KEY_FRAME + 1; i < x->n; i++) {
-        uintptr_t at;
-
+    for (i = KEY_FRAME + 1; i < n; i++)
         if (*(const uintptr_t *)(x->sp[i] - 8) != x->pc[i])
             return false;
-        if ((x->bp_reads >> i) & 1) {
-            at = x->sp[i] + LP_RULE_RBP_OFF(x->rule[i - 1]);
-            if (at < lo || *(const uintptr_t *)at != x->bp[i])
-                return false;
-        }
+    bits &= n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+    for (; bits; bits &= bits - 1) {
+        uintptr_t at;
+
+        i = (unsigned)__builtin_ctzll(bits);
+        at = x->sp[i] + LP_RULE_RBP_OFF(x->rule[i - 1]);
+        if (at < lo || *(const uintptr_t *)at != x->bp[i])
+            return false;
     }
     return x->fin_at == 0 || *(const uintptr_t *)x->fin_at == x->fin_val;
 }
