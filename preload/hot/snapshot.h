@@ -95,6 +95,10 @@ struct lp_massif_local *lp_massif_local_new(void);
  * this moment (which does not enter the history). For the dumper thread.
  * Returns 0, -ENOENT when massif= is disabled, or a negative errno. */
 int lp_snapshot_dump(unsigned n);
+/* Whether snapshot n, not allowed a file of its own after the process
+ * changed its credentials, went into the final file kept open instead
+ * (massif.out.PID without .n). COLD. */
+bool lp_snapshot_dump_kept(unsigned n);
 
 /* fork() (preload/life/fork.c): the writer's lock and the snapshot lock, taken
  * in prepare and released in the parent; the child re-initialises both

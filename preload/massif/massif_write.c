@@ -85,6 +85,8 @@ void lp_snapshot_write_lock(void) { pthread_mutex_lock(&wr.write_lock); }
 void lp_snapshot_write_unlock(void) { pthread_mutex_unlock(&wr.write_lock); }
 
 static int resolve_path(char *out, size_t n, unsigned seq);
+/* The latest snapshot that went into the kept final file (write_file). */
+static unsigned kept_seq;
 
 void lp_massif_write_atfork_child(void)
 {
@@ -368,6 +370,7 @@ static int write_file(const char *path, const struct lp_massif *m,
          * is there to read meanwhile, not lost. */
         rc = write_kept(m);
         if (rc == 0 && seq != 0) {
+            lp_store_relaxed(&kept_seq, seq);
             char final[LP_CONFIG_PATH_MAX + 32];
 
             if (resolve_path(final, sizeof(final), 0) != 0)
@@ -454,6 +457,11 @@ void lp_snapshot_write_final(void)
     pthread_mutex_lock(&wr.write_lock);
     write_profile(0, false);
     pthread_mutex_unlock(&wr.write_lock);
+}
+
+bool lp_snapshot_dump_kept(unsigned n)
+{
+    return n != 0 && lp_load_relaxed(&kept_seq) == n;
 }
 
 int lp_snapshot_dump(unsigned n)

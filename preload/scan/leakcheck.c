@@ -596,7 +596,8 @@ static unsigned run_check(bool live, unsigned seq)
         if (lp_config.massif[0] &&
             lp_config_expand(lp_config.massif, set.pid, massif,
                              sizeof(massif) - 16) == 0) {
-            snprintf(massif + strlen(massif), 16, ".%u", seq);
+            if (!lp_snapshot_dump_kept(seq)) /* else in the final file */
+                snprintf(massif + strlen(massif), 16, ".%u", seq);
             o.live_massif = massif;
         }
     }

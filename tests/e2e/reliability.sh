@@ -315,6 +315,7 @@ else
     check "drop_snapshot: the snapshot is said to be in the kept file" sh -c "grep -q \"snapshot 1 is in 'massif.out.[0-9]*' until the exit\" '$WORK/ds.err'"
     check "drop_snapshot: no file went lost" sh -c "! grep -q 'cannot write' '$WORK/dsd/ds.log' '$WORK/ds.err'"
     check "drop_snapshot: the report in its log file" grep -q '23 bytes in 1 blocks are definitely lost' "$WORK/dsd/ds.log"
+    check "drop_snapshot: the live report names the file the snapshot is in" sh -c "grep -q 'Live leak check 1 on SIGUSR1, .* heap profile massif\.out\.[0-9]*\$' '$WORK/dsd/ds.log'"
     check "drop_snapshot: the final massif file is whole" sh -c "grep -q '^snapshot=' '$WORK'/dsd/massif.out.*"
     if [ -x /usr/bin/ms_print ]; then
         check "drop_snapshot: ms_print reads it" sh -c "/usr/bin/ms_print '$WORK'/dsd/massif.out.* >/dev/null"
