@@ -57,11 +57,12 @@ static inline uint64_t lp_hash_addr(uintptr_t a)
  * What the hooks' fast paths read, in one cache line and so in one page:
  * the init state, the threaded flag, whether a hook only forwards, the
  * sampler's free filter and the real malloc and free. Spread over six
- * lines of five pages (lp_config alone is five pages), the first load of each hook was half its samples in a sampled
- * storm: a miss of the first-level TLB, which the storm's heap keeps
- * full. The function fields are copies (init.c: lp_hot_set), written
- * once before init_state first says ready; the pass fields then and
- * once more when the program gets its second thread.
+ * lines of five pages (lp_config alone is five pages), the first load of
+ * each hook was half its samples in a sampled storm: a miss of the
+ * first-level TLB, which the storm's heap keeps full. The function
+ * fields are copies (init.c: lp_hot_set), written once before init_state
+ * first says ready; the pass fields then and once more when the program
+ * gets its second thread.
  */
 struct lp_hot_line {
     int init_state;   /* init.c: 2 when the hooks may track */

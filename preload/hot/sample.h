@@ -168,7 +168,8 @@ static inline uint64_t lp_sample_blocks_out(uint64_t fixed)
  * its wall time, about the noise). */
 static inline uint8_t *lp_sample_slot_in(uint8_t *filter, uintptr_t addr)
 {
-    return &filter[((addr >> LP_SAMPLE_GRANULE_SHIFT) ^ ((addr >> 14) & 0xf000)) &
+    return &filter[((addr >> LP_SAMPLE_GRANULE_SHIFT) ^
+                    ((addr >> 14) & 0xf000)) &
                    ((1u << LP_SAMPLE_FILTER_BITS) - 1)];
 }
 static inline uint8_t *lp_sample_slot(uintptr_t addr)

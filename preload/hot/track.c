@@ -290,7 +290,8 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     }
     w = lp_sample_weight(size);
     ow = had ? lp_sample_weight(ob->size) : 1.0;
-    if (had && lp_sample_est_bytes_p(size, w) < lp_sample_est_bytes_p(ob->size, ow))
+    if (had &&
+        lp_sample_est_bytes_p(size, w) < lp_sample_est_bytes_p(ob->size, ow))
         lp_snapshot_before_shrink();
     /* Add before subtracting, so no snapshot sees the block missing. */
     if (s)

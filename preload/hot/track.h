@@ -171,7 +171,8 @@ lp_track_release_pass(void *p)
 {
     uint8_t *f = lp_load_relaxed(&lp_hot.pass_filter);
 
-    return f != NULL && lp_load_relaxed(lp_sample_slot_in(f, (uintptr_t)p)) == 0;
+    return f != NULL &&
+           lp_load_relaxed(lp_sample_slot_in(f, (uintptr_t)p)) == 0;
 }
 
 /* Recompute lp_hot's pass fields from the options and lp_threaded: at
@@ -181,8 +182,8 @@ static inline void lp_hot_pass_update(void)
 {
     bool on = lp_sample_on() && lp_load_relaxed(&lp_threaded);
 
-    lp_store_relaxed(&lp_hot.pass_below,
-                     on && lp_config.malloc_fill < 0 ? lp_config.sample_bytes : 0);
+    lp_store_relaxed(&lp_hot.pass_below, on && lp_config.malloc_fill < 0
+                                             ? lp_config.sample_bytes : 0);
     lp_store_relaxed(&lp_hot.pass_filter,
                      on && lp_config.free_fill < 0 ? lp_sample_filter : NULL);
 }
