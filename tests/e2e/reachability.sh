@@ -168,3 +168,25 @@ thread_exit_case() {
     done
 }
 thread_exit_case
+
+# The environment copied out for a process title (nginx, PostgreSQL),
+# with LD_PRELOAD the first of the variables: taken out of environ at our
+# start, its string left a gap at the head of the run, nothing was copied
+# and the block, which environ's entries point at natively, was
+# definitely lost (nginx's master under us; reachable under Memcheck).
+env_title_case() {
+    local name=reach_env_title bin=$SAMPLES/reach_env_title nrc lrc vg
+    (cd "$WORK" && env -i A=1 B=2 "$bin" >"$WORK/$name.native" 2>/dev/null); nrc=$?
+    (cd "$WORK" && env -i LD_PRELOAD="$LIB" \
+        LEAKPROF_OPTIONS="massif=0:log=$WORK/$name.lp:$LP_OPTS:freeres=always" \
+        A=1 B=2 "$bin" >"$WORK/$name.out" 2>/dev/null); lrc=$?
+    check "$name: stdout as native" cmp -s "$WORK/$name.native" "$WORK/$name.out"
+    check "$name: exit status as native ($nrc)" [ "$lrc" = "$nrc" ]
+    check "$name: the block still reachable" grep -q '4,096 bytes in 1 blocks are still reachable' "$WORK/$name.lp"
+    if have_valgrind; then
+        vg=$(command -v valgrind)
+        (cd "$WORK" && env -i A=1 B=2 "$vg" --log-file="$WORK/$name.mc" $MC_OPTS "$bin" >/dev/null 2>&1)
+        compare_mc $name whole
+    fi
+}
+env_title_case
