@@ -14,6 +14,9 @@
 __thread struct lp_tcb_slot lp_self_tls __attribute__((tls_model("initial-exec")));
 #endif
 int lp_state = LP_STATE_BOOT;
+#if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)
+uintptr_t lp_errno_tp_off;
+#endif
 struct lp_hot_line lp_hot;
 /* Defined here, not in process.c, which also defines exit(): unit tests
  * link this without taking over the test binary's exit. */

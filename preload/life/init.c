@@ -76,6 +76,7 @@ bool lp_init_slow(void)
         return true;
     }
     init_here = true;
+    lp_errno_locate();
     lp_real_init();
     if (getauxval(AT_SECURE)) {
         /* setuid/setgid: the caller's environment must not steer a
