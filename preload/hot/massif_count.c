@@ -635,10 +635,13 @@ uint64_t lp_snapshot_byte_clock(void)
 
 void lp_snapshot_before_shrink(void)
 {
-    if (lp_load_relaxed(&snap.enabled) &&
+    /* The thread's own state first: one that counts in pending deltas
+     * leaves the totals' line alone (the other threads' flushes write
+     * it, and each read after one missed). */
+    if ((lp_self.massif_local == NULL || !lp_load_relaxed(&lp_threaded)) &&
+        lp_load_relaxed(&snap.enabled) &&
         LP_UNLIKELY(lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink) >
-                    lp_load_relaxed(&snap.peak_limit)) &&
-        (lp_self.massif_local == NULL || !lp_load_relaxed(&lp_threaded)))
+                    lp_load_relaxed(&snap.peak_limit)))
         request_peak_slow(); /* Massif takes a peak before a block goes */
 }
 
