@@ -104,7 +104,9 @@ struct lp_massif_local {
     /* The highest grow - shrink reached since the last flush: how far
      * this thread's events can have lifted the heap meanwhile. */
     int64_t rise;
-    char pad[8];
+    /* The shared byte clock when the thread last flushed (or took the
+     * record): its clock is this plus its pending grow and shrink. */
+    uint64_t clock;
 };
 
 static struct lp_massif_local *locals;
@@ -590,6 +592,7 @@ static LP_NOINLINE void flush_local(struct lp_massif_local *l)
     lp_add_relaxed(&snap.heap, (uint64_t)heap);
     lp_store_relaxed(&l->heap, 0);
     t = (int64_t)(lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink));
+    lp_store_relaxed(&l->clock, (uint64_t)t);
     lp_store_relaxed(&l->quantum, quantum_at(t));
     switch (snap.unit) {
     case LP_TIME_MS:
@@ -630,7 +633,23 @@ static inline void note_local(struct lp_massif_local *l, int64_t heap,
  * most a quantum each, are left out: this is read on every insert). */
 uint64_t lp_snapshot_byte_clock(void)
 {
+    const struct lp_massif_local *l = lp_self.massif_local;
+
+    /* A thread counting in pending deltas reads its own line: the
+     * totals' line, written by every other thread's flush, missed on
+     * nearly every insert after one (2% of a 2-thread storm). Its clock
+     * then leaves out what the others did since its last flush, at most
+     * their quanta until it flushes again. */
+    if (l != NULL && lp_load_relaxed(&lp_threaded))
+        return l->clock + l->grow + l->shrink;
     return lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink);
+}
+
+void lp_massif_local_adopt(struct lp_massif_local *l)
+{
+    if (l != NULL)
+        lp_store_relaxed(&l->clock, lp_load_relaxed(&snap.grow) +
+                                        lp_load_relaxed(&snap.shrink));
 }
 
 void lp_snapshot_before_shrink(void)
@@ -768,6 +787,7 @@ struct lp_massif_local *lp_massif_local_new(void)
     if (l == NULL)
         return NULL;
     l->quantum = MIN_QUANTUM;
+    lp_massif_local_adopt(l);
     lp_list_push(&locals, l);
     return l;
 }

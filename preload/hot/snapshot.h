@@ -90,6 +90,9 @@ void lp_snapshot_write_final(void);
  * with each thread record; massif_count.c says why). NULL without
  * memory: the thread then adds to the shared totals directly. */
 struct lp_massif_local *lp_massif_local_new(void);
+/* A thread takes a record (new or a dead thread's): its byte clock
+ * starts from the shared one. */
+void lp_massif_local_adopt(struct lp_massif_local *l);
 
 /* Write <massif path>.N: the history so far plus a detailed snapshot of
  * this moment (which does not enter the history). For the dumper thread.

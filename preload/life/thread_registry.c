@@ -192,6 +192,7 @@ static void rec_register_self(struct rec *r)
     lp_self.freed_lane = r->freed_lane;
     if (r->massif_local == NULL)
         r->massif_local = lp_massif_local_new();
+    lp_massif_local_adopt(r->massif_local);
     lp_self.massif_local = r->massif_local;
     if (r->stack_local == NULL)
         r->stack_local = lp_stack_local_new();
