@@ -67,7 +67,9 @@ static struct {
     bool live_overflow; /* a context the bitmap missed: walk them all */
     enum lp_time_unit unit;
     uint64_t t0_ns;
-    char pad1[24];
+    /* Up to the next line: the lock's word, on this one, went back and
+     * forth with every lock taken (a peak request's, a snapshot's). */
+    char pad1[64 - 8 - 8 - 8 - 8];
     /* Under lock. */
     pthread_mutex_t lock;
     struct lp_sched sched;
@@ -80,6 +82,8 @@ static struct {
 } snap __attribute__((aligned(64))) = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
+_Static_assert(offsetof(__typeof__(snap), earliest_next) == 64, "line 1");
+_Static_assert(offsetof(__typeof__(snap), lock) == 128, "line 2");
 
 /*
  * A thread's pending deltas. In a threaded program every thread but
