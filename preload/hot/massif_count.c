@@ -642,8 +642,9 @@ uint64_t lp_snapshot_byte_clock(void)
     /* A thread counting in pending deltas reads its own line: the
      * totals' line, written by every other thread's flush, missed on
      * nearly every insert after one (2% of a 2-thread storm). Its clock
-     * then leaves out what the others did since its last flush, at most
-     * their quanta until it flushes again. */
+     * then leaves out what the other threads added to the totals since
+     * its own last flush: a block's time (the loss records' first and
+     * last) may read that much early. */
     if (l != NULL && lp_load_relaxed(&lp_threaded))
         return l->clock + l->grow + l->shrink;
     return lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink);
