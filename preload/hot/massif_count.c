@@ -101,9 +101,10 @@ _Static_assert(offsetof(__typeof__(snap), lock) == 128, "line 2");
 #define MAX_QUANTUM 65536
 
 struct lp_massif_local {
-    uint64_t grow, shrink, time;
+    uint64_t grow, shrink;
+    uint32_t time;    /* events (i unit), at most a quantum's */
+    uint32_t quantum; /* at most MAX_QUANTUM */
     int64_t heap;
-    uint64_t quantum;
     struct lp_massif_local *next; /* every record, push-only */
     /* The highest grow - shrink reached since the last flush: how far
      * this thread's events can have lifted the heap meanwhile. */
@@ -111,7 +112,11 @@ struct lp_massif_local {
     /* The shared byte clock when the thread last flushed (or took the
      * record): its clock is this plus its pending grow and shrink. */
     uint64_t clock;
+    /* How far the heap was below the peak limit then: a rise above it
+     * may be a peak (note_local). Read at a thread's highest points. */
+    int64_t headroom;
 };
+_Static_assert(sizeof(struct lp_massif_local) == 64, "one line a record");
 
 static struct lp_massif_local *locals;
 
@@ -563,6 +568,14 @@ static uint64_t quantum_at(int64_t t)
     return q < MIN_QUANTUM ? MIN_QUANTUM : q > MAX_QUANTUM ? MAX_QUANTUM : q;
 }
 
+/* How far the shared totals (the thread's own pending deltas apart) are
+ * below the peak limit now. */
+static inline int64_t headroom_now(void)
+{
+    return (int64_t)lp_load_relaxed(&snap.peak_limit) -
+           (int64_t)(lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink));
+}
+
 /* Move a thread's pending deltas to the shared totals; then the checks
  * a single-threaded program makes on every event: a peak before the
  * shrinking part goes, a normal snapshot when one is due. */
@@ -597,7 +610,8 @@ static LP_NOINLINE void flush_local(struct lp_massif_local *l)
     lp_store_relaxed(&l->heap, 0);
     t = (int64_t)(lp_load_relaxed(&snap.grow) + lp_load_relaxed(&snap.shrink));
     lp_store_relaxed(&l->clock, (uint64_t)t);
-    lp_store_relaxed(&l->quantum, quantum_at(t));
+    lp_store_relaxed(&l->headroom, headroom_now());
+    lp_store_relaxed(&l->quantum, (uint32_t)quantum_at(t));
     switch (snap.unit) {
     case LP_TIME_MS:
         t = now_ms();
@@ -609,6 +623,42 @@ static LP_NOINLINE void flush_local(struct lp_massif_local *l)
         break;
     }
     request_normal(t);
+}
+
+/* The thread's events rose past the headroom it knew: against the totals
+ * as they are now, is the heap above the limit? Then a peak, before the
+ * block goes (Massif takes one before a block goes). Either way the
+ * headroom is refreshed, so the next highest points ask again only once
+ * they pass what is left of it. */
+static LP_NOINLINE void top_reached(struct lp_massif_local *l)
+{
+    int64_t net = (int64_t)(l->grow - l->shrink);
+
+    if (net > headroom_now())
+        request_peak_slow();
+    lp_store_relaxed(&l->headroom, headroom_now());
+}
+
+/* The end of every event counted in pending deltas. */
+static inline void note_local_end(struct lp_massif_local *l)
+{
+    if (snap.unit == LP_TIME_I)
+        lp_store_relaxed(&l->time, l->time + 1);
+    if (l->grow + l->shrink >= l->quantum)
+        flush_local(l);
+}
+
+/* A block goes while the thread's rise is past its headroom. The first
+ * to go after the thread's highest point since its flush may find the
+ * heap at its peak (Massif takes one before a block goes). Asked at the
+ * flush only, the peak came up to a quantum of frees late: a 2-thread
+ * program's 3 MB transient read 1.8% under Massif's. */
+static LP_NOINLINE void shrink_high(struct lp_massif_local *l, uint64_t use)
+{
+    if (l->rise > 0 && (int64_t)(l->grow - l->shrink) == l->rise)
+        top_reached(l);
+    lp_store_relaxed(&l->shrink, l->shrink + use);
+    note_local_end(l);
 }
 
 /* Count an event in the thread's pending deltas. */
@@ -623,12 +673,15 @@ static inline void note_local(struct lp_massif_local *l, int64_t heap,
         if (net > l->rise)
             lp_store_relaxed(&l->rise, net);
     } else {
+        /* Past the headroom (rare): the rest in a function of its own,
+         * so this path keeps no frame for the call. */
+        if (LP_UNLIKELY(l->rise > l->headroom)) {
+            shrink_high(l, use);
+            return;
+        }
         lp_store_relaxed(&l->shrink, l->shrink + use);
     }
-    if (snap.unit == LP_TIME_I)
-        lp_store_relaxed(&l->time, l->time + 1);
-    if (l->grow + l->shrink >= l->quantum)
-        flush_local(l);
+    note_local_end(l);
 }
 
 /* A thread that counts in pending deltas checks for a peak when it
