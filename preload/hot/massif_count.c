@@ -705,9 +705,12 @@ uint64_t lp_snapshot_byte_clock(void)
 
 void lp_massif_local_adopt(struct lp_massif_local *l)
 {
-    if (l != NULL)
-        lp_store_relaxed(&l->clock, lp_load_relaxed(&snap.grow) +
-                                        lp_load_relaxed(&snap.shrink));
+    if (l == NULL)
+        return;
+    lp_store_relaxed(&l->clock, lp_load_relaxed(&snap.grow) +
+                                    lp_load_relaxed(&snap.shrink));
+    /* A dead thread's headroom is stale: ask at the first highest point. */
+    lp_store_relaxed(&l->headroom, 0);
 }
 
 void lp_snapshot_before_shrink(void)

@@ -91,7 +91,7 @@ void lp_snapshot_write_final(void);
  * memory: the thread then adds to the shared totals directly. */
 struct lp_massif_local *lp_massif_local_new(void);
 /* A thread takes a record (new or a dead thread's): its byte clock
- * starts from the shared one. */
+ * starts from the shared one, its peak headroom from none. */
 void lp_massif_local_adopt(struct lp_massif_local *l);
 
 /* Write <massif path>.N: the history so far plus a detailed snapshot of
