@@ -684,10 +684,9 @@ static inline void note_local(struct lp_massif_local *l, int64_t heap,
     note_local_end(l);
 }
 
-/* A thread that counts in pending deltas checks for a peak when it
- * flushes them instead. */
-/* Massif's B time now (the shared totals; threads' pending deltas, at
- * most a quantum each, are left out: this is read on every insert). */
+/* Massif's B time now, as this thread can tell it without a lock: read
+ * on every insert (the shared totals leave out every thread's pending
+ * deltas, at most a quantum each). */
 uint64_t lp_snapshot_byte_clock(void)
 {
     const struct lp_massif_local *l = lp_self.massif_local;
@@ -713,6 +712,9 @@ void lp_massif_local_adopt(struct lp_massif_local *l)
     lp_store_relaxed(&l->headroom, 0);
 }
 
+/* A block is about to go: a peak first, if the heap is above the limit.
+ * A thread that counts in pending deltas asks in note_local and at its
+ * flushes instead. */
 void lp_snapshot_before_shrink(void)
 {
     /* The thread's own state first: one that counts in pending deltas
