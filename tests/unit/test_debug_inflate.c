@@ -2,7 +2,8 @@
 /*
  * test_debug_inflate.c - the inflated copy of a debug file is the same
  * ELF file less the compression: every section has the name, type and
- * contents (inflated) of the original's, none is compressed any more;
+ * contents (inflated) of the original's, none is compressed any more,
+ * but the location lists and macro tables, which it keeps empty;
  * files with nothing to inflate, truncated ones and ones compressed
  * another way get no copy and leave nothing behind.
  */
@@ -61,13 +62,20 @@ static Elf *open_elf(const char *path, int *fd)
     return elf_begin(*fd, ELF_C_READ, NULL);
 }
 
+/* What the copy leaves empty (debug_inflate.c: nothing reads them). */
+static bool left_empty(const char *name)
+{
+    return !strcmp(name, ".debug_loclists") || !strcmp(name, ".debug_loc") ||
+           !strcmp(name, ".debug_macro") || !strcmp(name, ".debug_macinfo");
+}
+
 static void test_copy_is_the_file_less_the_compression(void **state)
 {
     int a_fd, b_fd, in = open(compressed, O_RDONLY), out;
     Elf *a, *b;
     Elf_Scn *sa = NULL, *sb = NULL;
     size_t stra, strb;
-    unsigned compressed_sections = 0, sections = 0;
+    unsigned compressed_sections = 0, sections = 0, emptied = 0;
 
     (void)state;
     assert_true(in >= 0);
@@ -110,10 +118,16 @@ static void test_copy_is_the_file_less_the_compression(void **state)
         assert_int_equal(ha.sh_addr, hb.sh_addr);
         if (ha.sh_type == SHT_NOBITS)
             continue;
-        da = elf_getdata(sa, NULL);
         db = elf_getdata(sb, NULL);
-        assert_non_null(da);
         assert_non_null(db);
+        if (left_empty(elf_strptr(a, stra, ha.sh_name))) {
+            emptied++;
+            assert_int_equal(hb.sh_size, 0);
+            assert_int_equal(db->d_size, 0);
+            continue;
+        }
+        da = elf_getdata(sa, NULL);
+        assert_non_null(da);
         assert_int_equal(da->d_size, db->d_size);
         assert_int_equal(ha.sh_size, hb.sh_size);
         if (da->d_size)
@@ -122,6 +136,7 @@ static void test_copy_is_the_file_less_the_compression(void **state)
     assert_null(sa);
     assert_null(sb);
     assert_true(compressed_sections >= 4); /* .debug_info, _abbrev, _line, _str */
+    assert_true(emptied >= 1); /* -O2 -g: .debug_loclists */
     assert_true(sections > compressed_sections);
     elf_end(a);
     elf_end(b);
