@@ -49,7 +49,8 @@ static bool all_hex(const char *s, size_t n)
 /* What a directory entry is to us; for a cache file, *build points at
  * the 12 hex digits of the build that wrote it (NULL: any build's).
  * Names: OBJID.BUILD.sym, OBJID.BUILD.rules, BUILDID.dbg, each followed
- * by .tmp.PID while being written. */
+ * by .tmp.PID while being written; BUILDID.dbg.lock while a process
+ * makes that copy (debug_inflate.c: a temporary file too). */
 static enum kind classify(const char *name, const char **build)
 {
     size_t n = strlen(name), i;
@@ -63,6 +64,9 @@ static enum kind classify(const char *name, const char **build)
         if (i == 5)
             return NOT_OURS;
         n = (size_t)(tmp - name);
+        temp = true;
+    } else if (ends_with(name, n, ".dbg.lock")) {
+        n -= 5;
         temp = true;
     }
     if (ends_with(name, n, ".dbg")) {

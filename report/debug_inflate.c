@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -288,6 +289,64 @@ static bool write_copy(struct src *s, int out, uncompress_fn inflate_fn)
            pwrite(out, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh);
 }
 
+/*
+ * One process makes a copy, the others wait for it: path.lock, created
+ * exclusively, says a copy is being made. Two compilers of a make -j2
+ * exit together and each inflated libc's debug file (two of the six
+ * copies a cold make of five files started), the same 60 ms of CPU
+ * twice on a machine the build keeps busy. A waiter polls for the copy
+ * every 2 ms, and makes it itself when the lock goes without one (its
+ * maker failed); a lock older than STALE_S is a crashed maker's, taken
+ * away; after WAIT_MAX_MS it gives up, and libdw inflates in memory as
+ * without a cache.
+ */
+#define WAIT_STEP_MS 2
+#define WAIT_MAX_MS 10000
+#define STALE_S 120
+
+enum claim {
+    CLAIM_MINE,          /* locked: make it */
+    CLAIM_UNLOCKED,      /* no lock could be made: make it all the same */
+    CLAIM_THEIRS,        /* *copy: made by another process */
+    CLAIM_THEIRS_LOCKED, /* the same, found once locked: unlock */
+    CLAIM_GIVE_UP
+};
+
+static enum claim claim(const char *path, const char *lock, int *copy)
+{
+    unsigned waited = 0, retries = 0;
+
+    for (;;) {
+        int l = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     0644);
+        struct stat st;
+
+        if (l >= 0) {
+            close(l);
+            /* The maker before us may have just finished. */
+            *copy = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+            return *copy >= 0 ? CLAIM_THEIRS_LOCKED : CLAIM_MINE;
+        }
+        if (errno != EEXIST)
+            return CLAIM_UNLOCKED; /* no lock to be had: make it as before */
+        if ((*copy = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0)
+            return CLAIM_THEIRS;
+        if (stat(lock, &st) != 0 ||
+            (time(NULL) - st.st_mtime > STALE_S && unlink(lock) == 0)) {
+            /* Released or taken away: the copy, or our turn. */
+            if ((*copy = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0)
+                return CLAIM_THEIRS;
+            if (++retries > 3)
+                return CLAIM_GIVE_UP;
+            continue;
+        }
+        if (waited >= WAIT_MAX_MS)
+            return CLAIM_GIVE_UP;
+        nanosleep(&(struct timespec){0, WAIT_STEP_MS * 1000000L}, NULL);
+        waited += WAIT_STEP_MS;
+    }
+}
+
 int lp_debug_inflate(int fd, const char *path, size_t min)
 {
     struct src s = {0};
@@ -295,7 +354,8 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
     uint64_t inflated;
     unsigned ncomp;
     uncompress_fn inflate_fn;
-    char tmp[4200];
+    char tmp[4200], lock[4200];
+    enum claim turn = CLAIM_GIVE_UP;
     int out = -1, ret = -1;
 
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
@@ -308,9 +368,13 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
         inflated < min || (inflate_fn = find_uncompress()) == NULL)
         goto out;
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-        sizeof(tmp))
+            sizeof(tmp) ||
+        (size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >= sizeof(lock))
         goto out;
     (void)lp_symcache_make_dirs(path);
+    turn = claim(path, lock, &ret);
+    if (turn != CLAIM_MINE && turn != CLAIM_UNLOCKED)
+        goto out;
     out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out < 0)
         goto out;
@@ -329,6 +393,8 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
     }
     ret = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 out:
+    if (turn == CLAIM_MINE || turn == CLAIM_THEIRS_LOCKED)
+        unlink(lock);
     free(s.sh);
     free(s.bytes);
     return ret;

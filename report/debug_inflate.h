@@ -24,7 +24,9 @@
  * whole build-id (BUILDID.dbg), which is what ties a debug file to its
  * object, so it is valid for any libleakprof.so build. Only zlib
  * sections are inflated (a file with others is left alone), and only
- * when they inflate to LP_INFLATE_MIN bytes or more.
+ * when they inflate to LP_INFLATE_MIN bytes or more. One process makes a
+ * copy while the others that need it wait (BUILDID.dbg.lock), and the
+ * location lists and macro tables, which nothing here reads, stay empty.
  * Context: COLD (report time, guard held). Memory: libc malloc; zlib is
  * reached through dlopen (libdw has loaded it by then).
  */

@@ -87,6 +87,8 @@ static void test_age_rules(void **state)
     put("93ac61ec5a8eb1396f9fbd350e3169a558528a40.dbg", 70, now, 400); /* any build's */
     put("9a.dbg", 10, now, 900);                  /* too short for a build-id */
     put("93ac61ec5a8eb139.dbg.tmp.77", 10, now, 3); /* a dead inflater */
+    put("93ac61ec5a8eb139.dbg.lock", 0, now, 2);    /* its lock */
+    put("93ac61ec5a8eb13a.dbg.lock", 0, now, 0);    /* a maker's at work */
 
     assert_int_equal(lp_cache_prune(dir, SELF, now, 1 << 20, &st), 0);
     assert_true(there("aaaa." SELF ".sym"));
@@ -101,7 +103,9 @@ static void test_age_rules(void **state)
     assert_true(there("93ac61ec5a8eb1396f9fbd350e3169a558528a40.dbg"));
     assert_true(there("9a.dbg"));
     assert_false(there("93ac61ec5a8eb139.dbg.tmp.77"));
-    assert_int_equal(st.removed, 4);
+    assert_false(there("93ac61ec5a8eb139.dbg.lock"));
+    assert_true(there("93ac61ec5a8eb13a.dbg.lock"));
+    assert_int_equal(st.removed, 5);
     assert_int_equal(st.removed_bytes, 200 + 50 + 10 + 10);
     assert_int_equal(st.kept, 3);
     assert_int_equal(st.kept_bytes, 100 + 300 + 70);

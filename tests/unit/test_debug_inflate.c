@@ -5,7 +5,8 @@
  * contents (inflated) of the original's, none is compressed any more,
  * but the location lists and macro tables, which it keeps empty;
  * files with nothing to inflate, truncated ones and ones compressed
- * another way get no copy and leave nothing behind.
+ * another way get no copy and leave nothing behind; while another
+ * process makes a copy (its lock there) the others wait for it.
  */
 #include "lp_test.h"
 
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <utime.h>
 #include <unistd.h>
 
 #include "report/debug_inflate.h"
@@ -233,12 +236,68 @@ static void test_nothing_to_inflate_or_broken(void **state)
     assert_true(dir_has_only("cut.debug"));
 }
 
+/* A copy another process is making (its lock there): this one waits and
+ * answers with that copy, making none itself; a lock left by a crashed
+ * maker (old) is taken away and the copy made. */
+static void test_one_maker_the_others_wait(void **state)
+{
+    char lock[128], made[128], cmd[400];
+    struct stat st;
+    struct utimbuf old = {1000000000, 1000000000};
+    ino_t theirs;
+    pid_t pid;
+    int in = open(compressed, O_RDONLY), fd, status;
+
+    (void)state;
+    assert_true(in >= 0);
+    snprintf(lock, sizeof(lock), "%s.lock", copy);
+    snprintf(made, sizeof(made), "%s/made.dbg", dir);
+    /* The copy as the other process would write it. */
+    fd = lp_debug_inflate(in, made, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(fstat(fd, &st), 0);
+    theirs = st.st_ino;
+    close(fd);
+    fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* the maker: done in 100 ms */
+        usleep(100000);
+        _exit(rename(made, copy) == 0 && unlink(lock) == 0 ? 0 : 1);
+    }
+    fd = lp_debug_inflate(in, copy, 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_true(fd >= 0);
+    assert_int_equal(fstat(fd, &st), 0);
+    close(fd);
+    assert_true(st.st_ino == theirs); /* the other's copy, not one made here */
+    assert_true(dir_has_only("in.debug\nout.dbg")); /* no copy of its own */
+    /* A stale lock: taken away, the copy made, no lock left. */
+    assert_int_equal(unlink(copy), 0);
+    fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(utime(lock, &old), 0);
+    fd = lp_debug_inflate(in, copy, 0);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_true(dir_has_only("in.debug\nout.dbg"));
+    close(in);
+    snprintf(cmd, sizeof(cmd), "test -s '%s'", copy);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_copy_is_the_file_less_the_compression,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_nothing_to_inflate_or_broken, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_one_maker_the_others_wait, setup,
                                         teardown),
     };
 
