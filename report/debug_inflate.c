@@ -354,7 +354,8 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
     uint64_t inflated;
     unsigned ncomp;
     uncompress_fn inflate_fn;
-    char tmp[4200], lock[4200];
+    char tmp[4200], *lock = NULL; /* the heap: the report may run on a
+                                     * small thread stack */
     enum claim turn = CLAIM_GIVE_UP;
     int out = -1, ret = -1;
 
@@ -369,8 +370,10 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
         goto out;
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
             sizeof(tmp) ||
-        (size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >= sizeof(lock))
+        asprintf(&lock, "%s.lock", path) < 0) {
+        lock = NULL;
         goto out;
+    }
     (void)lp_symcache_make_dirs(path);
     turn = claim(path, lock, &ret);
     if (turn != CLAIM_MINE && turn != CLAIM_UNLOCKED)
@@ -395,6 +398,7 @@ int lp_debug_inflate(int fd, const char *path, size_t min)
 out:
     if (turn == CLAIM_MINE || turn == CLAIM_THEIRS_LOCKED)
         unlink(lock);
+    free(lock);
     free(s.sh);
     free(s.bytes);
     return ret;
