@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * child_env.c - what exec'd programs inherit: LD_PRELOAD without us
- * (trace_children=no), LEAKPROF_OPTIONS marked (trace_children=yes).
+ * (trace_children=no), LEAKPROF_OPTIONS marked (trace_children=yes:
+ * renamed LEAKPROF_EXECOPT).
  *
  * Why environ is edited here rather than through setenv/unsetenv: those
  * are the program's to define, and bash does (lib/sh/getenv.c: they
@@ -149,26 +150,60 @@ void lp_child_env_untraced(void)
         env_remove("LD_PRELOAD");
 }
 
+/*
+ * The mark: LEAKPROF_OPTIONS renamed in place to LEAKPROF_EXECOPT, the
+ * same length, so that the string keeps its place in the kernel's run of
+ * argv and environ strings (edit_in_place's reason: a value made longer
+ * by ":exec_child=yes" had to be a string of our own, and a process
+ * title program run with trace_children=yes and LEAKPROF_OPTIONS first
+ * lost its block of environment copies: definitely lost under us,
+ * reachable natively). An exec'd program reads its options from there
+ * and knows it is not the first process (lp_child_env_options). A string
+ * that is not the kernel's (an earlier constructor's setenv) gets the old
+ * mark, a value of our own.
+ */
 void lp_child_env_mark_exec_child(void)
 {
-    static char line[sizeof("LEAKPROF_OPTIONS=") + ENV_MAX];
-    const char *v = lp_env_get("LEAKPROF_OPTIONS");
-    int n = snprintf(line, sizeof(line), "LEAKPROF_OPTIONS=%s%sexec_child=yes",
-                     v ? v : "", v && *v ? ":" : "");
+    extern void *__libc_stack_end;
+    static char line[sizeof(LP_EXEC_OPTIONS "=") + ENV_MAX];
+    char **e = find("LEAKPROF_OPTIONS");
+    const char *v = e ? *e + sizeof("LEAKPROF_OPTIONS") : NULL;
+    int n;
 
+    _Static_assert(sizeof(LP_EXEC_OPTIONS) == sizeof("LEAKPROF_OPTIONS"),
+                   "renamed in place: the same length");
+    if (e != NULL && find(LP_EXEC_OPTIONS) == NULL &&
+        (uintptr_t)*e > (uintptr_t)__libc_stack_end) {
+        memcpy(*e, LP_EXEC_OPTIONS, sizeof(LP_EXEC_OPTIONS) - 1);
+        return;
+    }
+    n = snprintf(line, sizeof(line), "LEAKPROF_OPTIONS=%s%sexec_child=yes",
+                 v ? v : "", v && *v ? ":" : "");
     if (n > 0 && (size_t)n < sizeof(line))
         env_put("LEAKPROF_OPTIONS", line);
+}
+
+const char *lp_child_env_options(bool *exec_child)
+{
+    const char *v = lp_env_get("LEAKPROF_OPTIONS"),
+               *x = lp_env_get(LP_EXEC_OPTIONS);
+
+    *exec_child = x != NULL;
+    return v ? v : x;
 }
 
 /* ---- exec'd programs, trace_children=yes ------------------------------ */
 
 static char keep_preload[sizeof("LD_PRELOAD=") + ENV_MAX]; /* ours alone */
 static char keep_options[sizeof("LEAKPROF_OPTIONS=") + ENV_MAX];
+_Static_assert(sizeof(LP_EXEC_OPTIONS) == sizeof("LEAKPROF_OPTIONS"),
+               "keep_options holds either name");
 static bool keep_ok;
 
 void lp_child_env_keep_for_exec(void)
 {
-    const char *opts = lp_env_get("LEAKPROF_OPTIONS");
+    bool marked;
+    const char *opts = lp_child_env_options(&marked);
     char real[ENV_MAX];
     Dl_info di;
     int n;
@@ -179,8 +214,13 @@ void lp_child_env_keep_for_exec(void)
     n = snprintf(keep_preload, sizeof(keep_preload), "LD_PRELOAD=%s", real);
     if (n <= 0 || (size_t)n >= sizeof(keep_preload))
         return;
-    n = snprintf(keep_options, sizeof(keep_options), "LEAKPROF_OPTIONS=%s",
-                 opts ? opts : "exec_child=yes");
+    /* Under the marked name (the options' own entry as the mark left
+     * it, or, when that gave the value the mark, under the plain one). */
+    n = marked || !opts
+            ? snprintf(keep_options, sizeof(keep_options), LP_EXEC_OPTIONS "=%s",
+                       opts ? opts : "")
+            : snprintf(keep_options, sizeof(keep_options), "LEAKPROF_OPTIONS=%s",
+                       opts);
     if (n <= 0 || (size_t)n >= sizeof(keep_options))
         return;
     keep_ok = true;
@@ -222,7 +262,8 @@ static bool names_us(const char *v)
 char *const *lp_child_env_for_exec(char *const *envp, char **out, size_t cap,
                                    char *line, size_t linecap)
 {
-    static const char pre[] = "LD_PRELOAD=", opt[] = "LEAKPROF_OPTIONS=";
+    static const char pre[] = "LD_PRELOAD=", opt[] = "LEAKPROF_OPTIONS=",
+                      xopt[] = LP_EXEC_OPTIONS "=";
     size_t n = lp_child_env_count(envp), i, k = 0;
     const char *preload = NULL;
     bool options = false;
@@ -232,7 +273,8 @@ char *const *lp_child_env_for_exec(char *const *envp, char **out, size_t cap,
     for (i = 0; i < n; i++) {
         if (strncmp(envp[i], pre, sizeof(pre) - 1) == 0)
             preload = envp[i] + sizeof(pre) - 1;
-        else if (strncmp(envp[i], opt, sizeof(opt) - 1) == 0)
+        else if (strncmp(envp[i], opt, sizeof(opt) - 1) == 0 ||
+                 strncmp(envp[i], xopt, sizeof(xopt) - 1) == 0)
             options = true;
     }
     if ((preload && names_us(preload) && options) || n + 3 > cap)

@@ -17,13 +17,21 @@ const char *lp_env_get(const char *name);
  * programs run without us. */
 void lp_child_env_untraced(void);
 
-/* trace_children=yes: add exec_child=yes to LEAKPROF_OPTIONS, so that
- * exec'd programs know they are not the first process. */
+/* trace_children=yes: mark the options for exec'd programs, so that
+ * they know they are not the first process: LEAKPROF_OPTIONS renamed
+ * LEAKPROF_EXECOPT in place (or, for a string that is not the kernel's,
+ * exec_child=yes added to its value). */
+#define LP_EXEC_OPTIONS "LEAKPROF_EXECOPT"
 void lp_child_env_mark_exec_child(void);
+
+/* The options to read: LEAKPROF_OPTIONS, else LEAKPROF_EXECOPT; and
+ * whether this process is an exec'd child of a traced one (the latter
+ * is there). */
+const char *lp_child_env_options(bool *exec_child);
 
 /* trace_children=yes, once the environment is marked: keep copies of
  * our LD_PRELOAD entry (this library by its real path) and of our
- * LEAKPROF_OPTIONS entry, which exec_hooks.c puts back into an exec's
+ * options entry (marked), which exec_hooks.c puts back into an exec's
  * environment that lacks them. */
 void lp_child_env_keep_for_exec(void);
 
@@ -33,7 +41,8 @@ bool lp_child_env_traced(void);
 
 /*
  * The environment to exec with: envp itself when it already names this
- * library in LD_PRELOAD and carries LEAKPROF_OPTIONS (or when tracing is
+ * library in LD_PRELOAD and carries our options (LEAKPROF_OPTIONS or
+ * LEAKPROF_EXECOPT; or when tracing is
  * off); otherwise out, filled with envp's entries (at most cap - 3 of
  * them, else envp is returned unchanged) and ours, an LD_PRELOAD that
  * keeps envp's own preloads after ours being written to line (linecap

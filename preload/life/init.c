@@ -89,7 +89,13 @@ bool lp_init_slow(void)
         lp_store_release(&lp_init_state, 2);
         return true;
     }
-    lp_config_parse(&lp_config, lp_env_get("LEAKPROF_OPTIONS"), true);
+    {
+        bool exec_child;
+
+        lp_config_parse(&lp_config, lp_child_env_options(&exec_child), true);
+        if (exec_child)
+            lp_config.exec_child = true;
+    }
     lp_line_style_set(lp_config.time_stamp, lp_config.error_markers);
     lp_sym_set_demangle(!lp_config.no_demangle);
     lp_exit_lists_init();

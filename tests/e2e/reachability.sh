@@ -183,6 +183,14 @@ env_title_case() {
     check "$name: stdout as native" cmp -s "$WORK/$name.native" "$WORK/$name.out"
     check "$name: exit status as native ($nrc)" [ "$lrc" = "$nrc" ]
     check "$name: the block still reachable" grep -q '4,096 bytes in 1 blocks are still reachable' "$WORK/$name.lp"
+    # trace_children=yes, the options first of the run: their mark for
+    # exec'd programs keeps the string where it was (renamed in place).
+    (cd "$WORK" && env -i \
+        LEAKPROF_OPTIONS="massif=0:log=$WORK/$name.tc.lp:$LP_OPTS:freeres=always:trace_children=yes" \
+        LD_PRELOAD="$LIB" A=1 B=2 "$bin" >"$WORK/$name.tc.out" 2>/dev/null); lrc=$?
+    check "$name, trace_children=yes: stdout as native" cmp -s "$WORK/$name.native" "$WORK/$name.tc.out"
+    check "$name, trace_children=yes: exit status as native ($nrc)" [ "$lrc" = "$nrc" ]
+    check "$name, trace_children=yes: the block still reachable" grep -q '4,096 bytes in 1 blocks are still reachable' "$WORK/$name.tc.lp"
     if have_valgrind; then
         vg=$(command -v valgrind)
         (cd "$WORK" && env -i A=1 B=2 "$vg" --log-file="$WORK/$name.mc" $MC_OPTS "$bin" >/dev/null 2>&1)
