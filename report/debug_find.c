@@ -125,6 +125,29 @@ static int answer(int fd, const char *path, char **name)
     return fd;
 }
 
+/*
+ * The debug file at the build-id's own place (.build-id/xx/rest.debug,
+ * where Debian's -dbg and -dbgsym packages put theirs), opened directly
+ * when a copy is to be made of it: dwfl_standard_find_debuginfo, once it
+ * has found a debug file, opens a Dwarf on it to look for a dwz
+ * alternate, and that inflated every compressed section in memory - a
+ * cold process inflated libc's DWARF twice, once there and once for the
+ * copy. The copy itself is what libdwfl then reads (and asks for its
+ * alternate again: the first branch of lp_debug_find).
+ */
+static int open_by_build_id(const unsigned char *id, int idlen)
+{
+    char hex[140], name[sizeof(DEBUG_ROOT) + 160];
+
+    if (id == NULL || idlen < 2 || idlen > 64)
+        return -1;
+    lp_symcache_hex(id, idlen, hex);
+    if ((size_t)snprintf(name, sizeof(name), "%s/.build-id/%.2s/%s.debug",
+                         DEBUG_ROOT, hex, hex + 2) >= sizeof(name))
+        return -1;
+    return open(name, O_RDONLY | O_CLOEXEC);
+}
+
 int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
                   Dwarf_Addr base, const char *file_name,
                   const char *debuglink_file, GElf_Word debuglink_crc,
@@ -153,6 +176,13 @@ int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
         (fd = answer(open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), path,
                      debuginfo_file_name)) >= 0)
         return fd;
+    if (cached && (fd = open_by_build_id(id, n)) >= 0) {
+        copy = answer(lp_debug_inflate(fd, path, LP_INFLATE_MIN), path,
+                      debuginfo_file_name);
+        close(fd);
+        if (copy >= 0)
+            return copy;
+    }
     if (!server_configured() &&
         !lp_debug_local_candidate(id, n, file_name, debuglink_file))
         return -1; /* nothing to find here, and no server to ask */
