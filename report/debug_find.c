@@ -75,21 +75,28 @@ static bool names_in_path(const char *file, const char *debuglink)
     return in_path(file, made, true) || in_path(file, base, false);
 }
 
+/* The debug file's place by build-id: DEBUG_ROOT/.build-id/xx/rest.debug. */
+static bool build_id_path(const unsigned char *id, int idlen, char *name,
+                          size_t n)
+{
+    char hex[140];
+
+    if (id == NULL || idlen < 2 || idlen > 64)
+        return false;
+    lp_symcache_hex(id, idlen, hex);
+    return (size_t)snprintf(name, n, "%s/.build-id/%.2s/%s.debug", DEBUG_ROOT,
+                            hex, hex + 2) < n;
+}
+
 bool lp_debug_local_candidate(const unsigned char *id, int idlen,
                               const char *file_name, const char *debuglink)
 {
-    char hex[140], *canon;
+    char name[sizeof(DEBUG_ROOT) + 160], *canon;
     bool found;
 
-    if (id != NULL && idlen >= 2 && idlen <= 64) {
-        char sub[8];
-
-        lp_symcache_hex(id, idlen, hex);
-        snprintf(sub, sizeof(sub), "/%.2s/", hex); /* .build-id/xx/rest.debug */
-        memcpy(hex + 2 * idlen, ".debug", sizeof(".debug"));
-        if (exists(DEBUG_ROOT "/.build-id", sub, hex + 2))
-            return true;
-    }
+    if (build_id_path(id, idlen, name, sizeof(name)) &&
+        access(name, F_OK) == 0)
+        return true;
     if (file_name == NULL)
         return true;
     if (names_in_path(file_name, debuglink))
@@ -137,15 +144,11 @@ static int answer(int fd, const char *path, char **name)
  */
 static int open_by_build_id(const unsigned char *id, int idlen)
 {
-    char hex[140], name[sizeof(DEBUG_ROOT) + 160];
+    char name[sizeof(DEBUG_ROOT) + 160];
 
-    if (id == NULL || idlen < 2 || idlen > 64)
-        return -1;
-    lp_symcache_hex(id, idlen, hex);
-    if ((size_t)snprintf(name, sizeof(name), "%s/.build-id/%.2s/%s.debug",
-                         DEBUG_ROOT, hex, hex + 2) >= sizeof(name))
-        return -1;
-    return open(name, O_RDONLY | O_CLOEXEC);
+    return build_id_path(id, idlen, name, sizeof(name))
+               ? open(name, O_RDONLY | O_CLOEXEC)
+               : -1;
 }
 
 int lp_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,

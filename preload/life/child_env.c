@@ -170,8 +170,6 @@ void lp_child_env_mark_exec_child(void)
     const char *v = e ? *e + sizeof("LEAKPROF_OPTIONS") : NULL;
     int n;
 
-    _Static_assert(sizeof(LP_EXEC_OPTIONS) == sizeof("LEAKPROF_OPTIONS"),
-                   "renamed in place: the same length");
     if (e != NULL && find(LP_EXEC_OPTIONS) == NULL &&
         (uintptr_t)*e > (uintptr_t)__libc_stack_end) {
         memcpy(*e, LP_EXEC_OPTIONS, sizeof(LP_EXEC_OPTIONS) - 1);
@@ -197,7 +195,7 @@ const char *lp_child_env_options(bool *exec_child)
 static char keep_preload[sizeof("LD_PRELOAD=") + ENV_MAX]; /* ours alone */
 static char keep_options[sizeof("LEAKPROF_OPTIONS=") + ENV_MAX];
 _Static_assert(sizeof(LP_EXEC_OPTIONS) == sizeof("LEAKPROF_OPTIONS"),
-               "keep_options holds either name");
+               "the mark renames in place; keep_options holds either name");
 static bool keep_ok;
 
 void lp_child_env_keep_for_exec(void)
