@@ -16,20 +16,12 @@
  * snapshot recorded.
  *
  * A detailed (or peak) snapshot copies the (stack id, live bytes) pairs
- * of the contexts that hold bytes. To make that walk proportional to the
- * live contexts rather than to every stack ever seen, each allocation
- * sets its stack's bit in a bitmap of maybe-live contexts (a load, and a
- * store only when the bit was clear); the walk visits set bits only and
- * clears the bits of contexts it finds empty. In a threaded program the
- * allocation's lock-prefixed add to its stack counter and the walk's
- * atomic clear are both full barriers, so a context that turns live
- * while its bit is cleared is seen by one side or the other. The dumper
- * thread's walk (a live dump in a single-threaded program, where the
- * program's stores are plain) only reads the bitmap.
+ * of the contexts that hold bytes, as massif_live.c collects them from
+ * its bitmap of maybe-live contexts, which every event here marks.
  *
  * Context: HOT (note*, before_shrink, the slow paths under the snapshot
  * lock); BOOT (lp_snapshot_init); COLD (lock accessors for the writer).
- * Memory: lp_arena for the bitmap; the raw trees and the scratch array
+ * Memory: the raw trees and the scratch array
  * (large, many, short-lived) from glibc's malloc through lp_real, which
  * reuses freed memory where the arena would map fresh pages for each (it
  * never reuses blocks above 64 KiB). Neither is a block of the program:
@@ -42,6 +34,7 @@
 #include <time.h>
 
 #include "preload/hot/arena.h"
+#include "preload/hot/massif_live.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/real.h"
 #include "preload/hot/stack_count.h"
@@ -49,9 +42,6 @@
 
 #define MAX_SNAPS 1000
 #define POOL 64 /* dropped trees kept for reuse */
-#define LIVE_CHUNK_BITS 12 /* 4096 contexts per bitmap chunk */
-#define LIVE_CHUNK_WORDS ((1u << LIVE_CHUNK_BITS) / 64)
-#define LIVE_DIR_SIZE 4096 /* up to 16M contexts, then a full walk */
 
 static struct {
     /* Written on every event (single-threaded), or on every flush of a
@@ -64,7 +54,6 @@ static struct {
     int64_t earliest_next;
     uint64_t peak_limit;
     bool enabled;
-    bool live_overflow; /* a context the bitmap missed: walk them all */
     enum lp_time_unit unit;
     uint64_t t0_ns;
     /* Up to the next line: the lock's word, on this one, went back and
@@ -120,55 +109,7 @@ _Static_assert(sizeof(struct lp_massif_local) == 64, "one line a record");
 
 static struct lp_massif_local *locals;
 
-/* Maybe-live contexts: bit id of chunk id >> LIVE_CHUNK_BITS. */
-static uint64_t *live_dir[LIVE_DIR_SIZE];
-
 bool lp_snapshot_active;
-
-/* ------------------------------------------------------------------ */
-/* Maybe-live bitmap                                                   */
-
-static LP_NOINLINE void mark_live_slow(uint32_t id)
-{
-    uint64_t *chunk = NULL, *expect = NULL;
-    uint32_t d = id >> LIVE_CHUNK_BITS;
-
-    if (d >= LIVE_DIR_SIZE ||
-        !(chunk = lp_arena_alloc(LIVE_CHUNK_WORDS * sizeof(uint64_t)))) {
-        lp_store_relaxed(&snap.live_overflow, true);
-        return;
-    }
-    if (!lp_cas(&live_dir[d], &expect, chunk)) {
-        lp_arena_free(chunk, LIVE_CHUNK_WORDS * sizeof(uint64_t));
-        chunk = expect;
-    }
-    __atomic_fetch_or(&chunk[(id & ((1u << LIVE_CHUNK_BITS) - 1)) >> 6],
-                      1ull << (id & 63), __ATOMIC_SEQ_CST);
-}
-
-/* After an allocation charged bytes to s: make sure its bit is set. */
-static inline void mark_live(const struct lp_stack *s)
-{
-    uint32_t id;
-    uint64_t *chunk, *w, bit;
-
-    if (!s)
-        return;
-    id = s->id;
-    chunk = lp_load_acquire(&live_dir[id >> LIVE_CHUNK_BITS & (LIVE_DIR_SIZE - 1)]);
-    if (LP_UNLIKELY(!chunk || (id >> LIVE_CHUNK_BITS) >= LIVE_DIR_SIZE)) {
-        mark_live_slow(id);
-        return;
-    }
-    w = &chunk[(id & ((1u << LIVE_CHUNK_BITS) - 1)) >> 6];
-    bit = 1ull << (id & 63);
-    if (LP_LIKELY(lp_load_relaxed(w) & bit))
-        return;
-    if (lp_load_relaxed(&lp_threaded))
-        __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
-    else
-        lp_store_relaxed(w, lp_load_relaxed(w) | bit);
-}
 
 /* Live bytes of one allocation context: the stack table's counter. */
 static uint64_t ctx_bytes(uint32_t id)
@@ -176,122 +117,6 @@ static uint64_t ctx_bytes(uint32_t id)
     struct lp_stack *st = lp_stack_get(id);
 
     return st ? lp_stack_live_bytes(st) : 0;
-}
-
-/* Judge a batch of candidate contexts (their records prefetched while
- * the batch was gathered): append the live ones to out, clear the bits
- * of the empty ones when allowed. Returns false when out is full. */
-struct batch {
-    uint32_t id[64];
-    uint64_t *word[64];
-    const struct lp_stack *st[64]; /* looked up once, when prefetched */
-    unsigned n;
-};
-
-static uint64_t rec_bytes(const struct lp_stack *st)
-{
-    return st ? lp_stack_live_bytes(st) : 0;
-}
-
-static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
-                        size_t cap, size_t *n, bool may_clear, bool threaded)
-{
-    unsigned i;
-    size_t m = *n; /* out[] stores cannot change it: kept in a register */
-
-    for (i = 0; i < b->n; i++) {
-        uint32_t id = b->id[i];
-        uint64_t *w = b->word[i], bit = 1ull << (id & 63);
-        uint64_t bytes = rec_bytes(b->st[i]);
-
-        /* A site some thread still counts in its cache stays
-         * (stack_count.h): its next event will not set the bit. */
-        if (w && !bytes && may_clear &&
-            !(threaded && lp_stack_local_holds(id))) {
-            if (threaded) {
-                __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
-                bytes = rec_bytes(b->st[i]);
-                if (bytes || lp_stack_local_holds(id))
-                    __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
-            } else {
-                lp_store_relaxed(w, lp_load_relaxed(w) & ~bit);
-            }
-        }
-        if (!bytes)
-            continue;
-        if (m == cap) {
-            *n = m;
-            return false;
-        }
-        out[m].id = id;
-        out[m].bytes = bytes;
-        m++;
-    }
-    *n = m;
-    b->n = 0;
-    return true;
-}
-
-static void batch_add(struct batch *b, uint32_t id, uint64_t *word)
-{
-    const struct lp_stack *st = lp_stack_get(id);
-
-    if (st)
-        __builtin_prefetch(&st->live_bytes);
-    b->st[b->n] = st;
-    b->id[b->n] = id;
-    b->word[b->n++] = word;
-}
-
-/* Collect the live contexts with ids 1..nstacks into out[0..cap), ids
- * ascending. may_clear: drop the bits of empty contexts. Returns the
- * count, or -1 when more than cap are live. The bitmap is read a word at
- * a time and the stack records of a batch of 64 candidates are
- * prefetched together: the walk waits for one round of cache misses per
- * batch, not one per context. */
-static long collect_live(uint32_t nstacks, bool may_clear,
-                         struct lp_snapshot_ent *out, size_t cap)
-{
-    bool threaded = lp_load_relaxed(&lp_threaded);
-    uint32_t d, nd = (nstacks >> LIVE_CHUNK_BITS) + 1, id;
-    struct batch b;
-    size_t n = 0;
-
-    b.n = 0;
-    if (lp_load_relaxed(&snap.live_overflow)) {
-        for (id = 1; id <= nstacks; id++) {
-            batch_add(&b, id, NULL);
-            if (b.n == 64 && !judge_batch(&b, out, cap, &n, false, threaded))
-                return -1;
-        }
-        return judge_batch(&b, out, cap, &n, false, threaded) ? (long)n : -1;
-    }
-    if (nd > LIVE_DIR_SIZE)
-        nd = LIVE_DIR_SIZE;
-    for (d = 0; d < nd; d++) {
-        uint64_t *chunk = lp_load_acquire(&live_dir[d]);
-        unsigned wi;
-
-        if (!chunk)
-            continue;
-        for (wi = 0; wi < LIVE_CHUNK_WORDS; wi++) {
-            uint64_t w = lp_load_relaxed(&chunk[wi]);
-
-            while (w) {
-                unsigned bi = (unsigned)__builtin_ctzll(w);
-
-                w &= w - 1;
-                id = (d << LIVE_CHUNK_BITS) | (wi << 6) | bi;
-                if (id == 0 || id > nstacks)
-                    continue;
-                batch_add(&b, id, &chunk[wi]);
-                if (b.n == 64 &&
-                    !judge_batch(&b, out, cap, &n, may_clear, threaded))
-                    return -1;
-            }
-        }
-    }
-    return judge_batch(&b, out, cap, &n, may_clear, threaded) ? (long)n : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -445,7 +270,7 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
     uint64_t sum = 0;
 
     /* The scratch array grows as it always did: doubling from 1024. */
-    while ((cnt = collect_live(n, may_clear, snap.scratch,
+    while ((cnt = lp_massif_collect_live(n, may_clear, snap.scratch,
                                snap.scratch_cap)) < 0) {
         size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
         struct lp_snapshot_ent *p =
@@ -763,7 +588,7 @@ static LP_NOINLINE void note_general(const struct lp_stack *s, uint64_t heap,
 {
     struct lp_massif_local *l;
 
-    mark_live(s);
+    lp_massif_mark_live(s);
     if (!lp_load_relaxed(&lp_threaded)) {
         note_plain(heap, use, grows, snap.unit);
         return;
@@ -776,23 +601,6 @@ static LP_NOINLINE void note_general(const struct lp_stack *s, uint64_t heap,
     request_normal(advance(use, grows));
 }
 
-/* Nothing to mark: no context, or its bit is set already. */
-static inline bool live_marked(const struct lp_stack *s)
-{
-    const uint64_t *chunk;
-    uint32_t id;
-
-    if (!s)
-        return true;
-    id = s->id;
-    if ((id >> LIVE_CHUNK_BITS) >= LIVE_DIR_SIZE)
-        return false;
-    chunk = lp_load_acquire(&live_dir[id >> LIVE_CHUNK_BITS]);
-    return chunk &&
-           (lp_load_relaxed(&chunk[(id & ((1u << LIVE_CHUNK_BITS) - 1)) >> 6]) >>
-                (id & 63) & 1);
-}
-
 /* The common events (context marked already; single-threaded with time
  * in bytes, or a thread with deltas of its own) without a call that
  * returns here, so without a stack frame beyond the frame pointer; every
@@ -802,7 +610,7 @@ note_event(const struct lp_stack *s, uint64_t heap, uint64_t use, bool grows)
 {
     struct lp_massif_local *l;
 
-    if (LP_LIKELY(live_marked(s))) {
+    if (LP_LIKELY(lp_massif_live_marked(s))) {
         if (!lp_load_relaxed(&lp_threaded)) {
             if (LP_LIKELY(snap.unit == LP_TIME_B)) {
                 note_plain(heap, use, grows, LP_TIME_B);
@@ -886,7 +694,7 @@ void lp_snapshot_init(void)
 
         if (b) {
             heap += b;
-            mark_live(lp_stack_get(id));
+            lp_massif_mark_live(lp_stack_get(id));
         }
     }
     snap.heap = heap;

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * massif_live.c - the maybe-live contexts of massif's detailed snapshots:
+ * the bitmap's missing chunks, and the walk that collects the contexts
+ * holding bytes.
+ *
+ * Each allocation sets its stack's bit (massif_live.h: a load, and a
+ * store only when the bit was clear); the walk visits set bits only and
+ * clears the bits of contexts it finds empty, so it is proportional to
+ * the contexts that are live, not to every stack ever seen (python3 has
+ * hundreds of thousands). In a threaded program the allocation's
+ * lock-prefixed add to its stack counter and the walk's atomic clear are
+ * both full barriers, so a context that turns live while its bit is
+ * cleared is seen by one side or the other. The dumper thread's walk (a
+ * live dump in a single-threaded program, where the program's stores are
+ * plain) only reads the bitmap.
+ * Context: HOT (the slow mark, from an allocation); the walk runs under
+ * the snapshot lock, from an allocation or the dumper.
+ * Memory: lp_arena for the bitmap's chunks, never freed.
+ */
+#include "preload/hot/massif_live.h"
+
+#include "preload/hot/arena.h"
+#include "preload/hot/stack_count.h"
+
+uint64_t *lp_massif_live_dir[LP_LIVE_DIR_SIZE];
+/* A context the bitmap could not mark: walks visit every context. */
+static bool live_overflow;
+
+void lp_massif_mark_live_slow(uint32_t id)
+{
+    uint64_t *chunk = NULL, *expect = NULL;
+    uint32_t d = id >> LP_LIVE_CHUNK_BITS;
+
+    if (d >= LP_LIVE_DIR_SIZE ||
+        !(chunk = lp_arena_alloc(LP_LIVE_CHUNK_WORDS * sizeof(uint64_t)))) {
+        lp_store_relaxed(&live_overflow, true);
+        return;
+    }
+    if (!lp_cas(&lp_massif_live_dir[d], &expect, chunk)) {
+        lp_arena_free(chunk, LP_LIVE_CHUNK_WORDS * sizeof(uint64_t));
+        chunk = expect;
+    }
+    __atomic_fetch_or(&chunk[(id & ((1u << LP_LIVE_CHUNK_BITS) - 1)) >> 6],
+                      1ull << (id & 63), __ATOMIC_SEQ_CST);
+}
+
+/* Judge a batch of candidate contexts (their records prefetched while
+ * the batch was gathered): append the live ones to out, clear the bits
+ * of the empty ones when allowed. Returns false when out is full. */
+struct batch {
+    uint32_t id[64];
+    uint64_t *word[64];
+    const struct lp_stack *st[64]; /* looked up once, when prefetched */
+    unsigned n;
+};
+
+static uint64_t rec_bytes(const struct lp_stack *st)
+{
+    return st ? lp_stack_live_bytes(st) : 0;
+}
+
+static bool judge_batch(struct batch *b, struct lp_snapshot_ent *out,
+                        size_t cap, size_t *n, bool may_clear, bool threaded)
+{
+    unsigned i;
+    size_t m = *n; /* out[] stores cannot change it: kept in a register */
+
+    for (i = 0; i < b->n; i++) {
+        uint32_t id = b->id[i];
+        uint64_t *w = b->word[i], bit = 1ull << (id & 63);
+        uint64_t bytes = rec_bytes(b->st[i]);
+
+        /* A site some thread still counts in its cache stays
+         * (stack_count.h): its next event will not set the bit. */
+        if (w && !bytes && may_clear &&
+            !(threaded && lp_stack_local_holds(id))) {
+            if (threaded) {
+                __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
+                bytes = rec_bytes(b->st[i]);
+                if (bytes || lp_stack_local_holds(id))
+                    __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+            } else {
+                lp_store_relaxed(w, lp_load_relaxed(w) & ~bit);
+            }
+        }
+        if (!bytes)
+            continue;
+        if (m == cap) {
+            *n = m;
+            return false;
+        }
+        out[m].id = id;
+        out[m].bytes = bytes;
+        m++;
+    }
+    *n = m;
+    b->n = 0;
+    return true;
+}
+
+static void batch_add(struct batch *b, uint32_t id, uint64_t *word)
+{
+    const struct lp_stack *st = lp_stack_get(id);
+
+    if (st)
+        __builtin_prefetch(&st->live_bytes);
+    b->st[b->n] = st;
+    b->id[b->n] = id;
+    b->word[b->n++] = word;
+}
+
+/* Collect the live contexts with ids 1..nstacks into out[0..cap), ids
+ * ascending. may_clear: drop the bits of empty contexts. Returns the
+ * count, or -1 when more than cap are live. The bitmap is read a word at
+ * a time and the stack records of a batch of 64 candidates are
+ * prefetched together: the walk waits for one round of cache misses per
+ * batch, not one per context. */
+long lp_massif_collect_live(uint32_t nstacks, bool may_clear,
+                            struct lp_snapshot_ent *out, size_t cap)
+{
+    bool threaded = lp_load_relaxed(&lp_threaded);
+    uint32_t d, nd = (nstacks >> LP_LIVE_CHUNK_BITS) + 1, id;
+    struct batch b;
+    size_t n = 0;
+
+    b.n = 0;
+    if (lp_load_relaxed(&live_overflow)) {
+        for (id = 1; id <= nstacks; id++) {
+            batch_add(&b, id, NULL);
+            if (b.n == 64 && !judge_batch(&b, out, cap, &n, false, threaded))
+                return -1;
+        }
+        return judge_batch(&b, out, cap, &n, false, threaded) ? (long)n : -1;
+    }
+    if (nd > LP_LIVE_DIR_SIZE)
+        nd = LP_LIVE_DIR_SIZE;
+    for (d = 0; d < nd; d++) {
+        uint64_t *chunk = lp_load_acquire(&lp_massif_live_dir[d]);
+        unsigned wi;
+
+        if (!chunk)
+            continue;
+        for (wi = 0; wi < LP_LIVE_CHUNK_WORDS; wi++) {
+            uint64_t w = lp_load_relaxed(&chunk[wi]);
+
+            while (w) {
+                unsigned bi = (unsigned)__builtin_ctzll(w);
+
+                w &= w - 1;
+                id = (d << LP_LIVE_CHUNK_BITS) | (wi << 6) | bi;
+                if (id == 0 || id > nstacks)
+                    continue;
+                batch_add(&b, id, &chunk[wi]);
+                if (b.n == 64 &&
+                    !judge_batch(&b, out, cap, &n, may_clear, threaded))
+                    return -1;
+            }
+        }
+    }
+    return judge_batch(&b, out, cap, &n, may_clear, threaded) ? (long)n : -1;
+}
