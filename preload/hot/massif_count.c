@@ -17,7 +17,9 @@
  *
  * A detailed (or peak) snapshot copies the (stack id, live bytes) pairs
  * of the contexts that hold bytes, as massif_live.c collects them from
- * its bitmap of maybe-live contexts, which every event here marks.
+ * its bitmap of maybe-live contexts, which every event here marks - or,
+ * in a single-threaded program, merges the contexts marked as changed
+ * into the snapshot before (collect).
  *
  * Context: HOT (note*, before_shrink, the slow paths under the snapshot
  * lock); BOOT (lp_snapshot_init); COLD (lock accessors for the writer).
@@ -253,6 +255,146 @@ static void populate(void *p, size_t len)
         (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
+/*
+ * Incremental captures (massif_live.h): in a single-threaded program the
+ * last capture's contexts (base, arena memory: glibc's heap keeps the
+ * pattern it always saw, see capture) stand for every context not marked
+ * since, so a capture reads the records of the marked ones only and merges
+ * (python3: 1,360 captures, 2.6M contexts, 72 ms in the captures; a tenth
+ * of the contexts had changed from one to the next). valid: base is the
+ * previous capture's, and no change since went unmarked.
+ */
+static struct {
+    struct lp_snapshot_ent *base, *next, *dirty;
+    size_t nbase, base_cap, next_cap, dirty_cap;
+    bool valid;
+    unsigned long count; /* incremental captures so far (tests) */
+} inc;
+
+unsigned long lp_massif_incremental_captures(void)
+{
+    return inc.count;
+}
+
+/* An arena array of at least n entries in *p (of *cap); its contents are
+ * not kept. */
+static bool reserve(struct lp_snapshot_ent **p, size_t *cap, size_t n)
+{
+    size_t c = *cap ? *cap : 1024;
+    struct lp_snapshot_ent *q;
+
+    if (n <= *cap)
+        return true;
+    while (c < n)
+        c *= 2;
+    q = lp_arena_alloc(c * sizeof(*q));
+    if (!q)
+        return false;
+    if (*p)
+        lp_arena_free(*p, *cap * sizeof(**p));
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* base merged with the marked contexts d (their bytes now, ids
+ * ascending) into out: d's entries replace base's, empty ones dropped. */
+static size_t merge(const struct lp_snapshot_ent *base, size_t nb,
+                    const struct lp_snapshot_ent *d, size_t nd,
+                    struct lp_snapshot_ent *out)
+{
+    size_t i = 0, j = 0, n = 0;
+
+    while (j < nd) {
+        uint32_t id = d[j].id;
+
+        while (i < nb && base[i].id < id)
+            out[n++] = base[i++];
+        if (i < nb && base[i].id == id)
+            i++;
+        if (d[j].bytes)
+            out[n++] = d[j];
+        j++;
+    }
+    while (i < nb)
+        out[n++] = base[i++];
+    return n;
+}
+
+/* Room for cnt entries in the scratch array, grown as it always was:
+ * doubling from 1024. */
+static bool scratch_room(size_t cnt)
+{
+    while (snap.scratch_cap < cnt) {
+        size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
+        struct lp_snapshot_ent *p =
+            lp_real.realloc(snap.scratch, cap * sizeof(*p));
+
+        if (!p)
+            return false;
+        snap.scratch = p;
+        snap.scratch_cap = cap;
+    }
+    return true;
+}
+
+/* The live contexts of ids 1..n, ids ascending: their count (-1 without
+ * memory) and *out where they are. may_clear: a capture of the history
+ * (the dumper's own, of a moment, neither clears nor uses the marks). */
+static long collect(uint32_t n, bool may_clear,
+                    const struct lp_snapshot_ent **out)
+{
+    bool single = !lp_load_relaxed(&lp_threaded);
+    struct lp_snapshot_ent *t;
+    size_t cap;
+    long cnt;
+
+    if (may_clear && single && inc.valid && lp_massif_dirty_complete() &&
+        reserve(&inc.dirty, &inc.dirty_cap, lp_massif_dirty_count(n)) &&
+        reserve(&inc.next, &inc.next_cap, inc.nbase + inc.dirty_cap)) {
+        /* dirty_cap: at least the marked count, which needs no second
+         * pass. */
+        size_t nd = lp_massif_collect_dirty(n, inc.dirty);
+        size_t m = merge(inc.base, inc.nbase, inc.dirty, nd, inc.next);
+
+        /* The scratch array is not used here, but grows as the full walk
+         * would have it grow: it lives in glibc's heap (see capture). */
+        if (!scratch_room(m)) {
+            inc.valid = false; /* the marks are gone */
+            return -1;
+        }
+        /* The merge is the new base. */
+        t = inc.base;
+        inc.base = inc.next;
+        inc.next = t;
+        cap = inc.base_cap;
+        inc.base_cap = inc.next_cap;
+        inc.next_cap = cap;
+        inc.nbase = m;
+        inc.count++;
+        *out = inc.base;
+        return (long)m;
+    }
+    while ((cnt = lp_massif_collect_live(n, may_clear, snap.scratch,
+                                         snap.scratch_cap)) < 0)
+        if (!scratch_room(snap.scratch_cap ? snap.scratch_cap * 2 : 1024))
+            return -1;
+    *out = snap.scratch;
+    if (!may_clear)
+        return cnt;
+    inc.valid = false;
+    if (!single)
+        return cnt;
+    lp_massif_forget_dirty(); /* every context was just read */
+    if (reserve(&inc.base, &inc.base_cap, (size_t)cnt)) {
+        if (cnt)
+            __builtin_memcpy(inc.base, snap.scratch, (size_t)cnt * sizeof(*inc.base));
+        inc.nbase = (size_t)cnt;
+        inc.valid = true;
+    }
+    return cnt;
+}
+
 /* Copy the live context bytes: collected into the scratch array, then
  * into a tree of their exact size. (Filling a tree sized by the bitmap
  * directly would save the copy, but the trees share glibc's heap with the
@@ -265,22 +407,13 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
 {
     uint32_t n = lp_stack_count();
     struct lp_massif_raw *t;
+    const struct lp_snapshot_ent *ents;
     size_t size, i;
-    long cnt;
+    long cnt = collect(n, may_clear, &ents);
     uint64_t sum = 0;
 
-    /* The scratch array grows as it always did: doubling from 1024. */
-    while ((cnt = lp_massif_collect_live(n, may_clear, snap.scratch,
-                               snap.scratch_cap)) < 0) {
-        size_t cap = snap.scratch_cap ? snap.scratch_cap * 2 : 1024;
-        struct lp_snapshot_ent *p =
-            lp_real.realloc(snap.scratch, cap * sizeof(*p));
-
-        if (!p)
-            return NULL;
-        snap.scratch = p;
-        snap.scratch_cap = cap;
-    }
+    if (cnt < 0)
+        return NULL;
     /* A pooled tree, or a new one with a quarter more room than needed:
      * in a growing heap each capture has more contexts than the last, and
      * the trees the culls pool are older, smaller ones. */
@@ -294,7 +427,7 @@ static struct lp_massif_raw *capture(uint64_t *heap, bool may_clear)
         populate(t, sizeof(*t) + (size_t)cnt * sizeof(t->e[0]));
     }
     if (cnt)
-        __builtin_memcpy(t->e, snap.scratch, (size_t)cnt * sizeof(t->e[0]));
+        __builtin_memcpy(t->e, ents, (size_t)cnt * sizeof(t->e[0]));
     t->nstacks = n;
     t->nents = (uint32_t)cnt;
     for (i = 0; i < (size_t)cnt; i++)

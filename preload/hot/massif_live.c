@@ -20,12 +20,17 @@
  */
 #include "preload/hot/massif_live.h"
 
+#include <string.h>
+
 #include "preload/hot/arena.h"
 #include "preload/hot/stack_count.h"
 
 uint64_t *lp_massif_live_dir[LP_LIVE_DIR_SIZE];
 /* A context the bitmap could not mark: walks visit every context. */
 static bool live_overflow;
+uint64_t *lp_massif_dirty_dir[LP_LIVE_DIR_SIZE];
+/* A change the bitmap could not mark: captures are never incremental. */
+static bool dirty_overflow;
 
 void lp_massif_mark_live_slow(uint32_t id)
 {
@@ -159,4 +164,124 @@ long lp_massif_collect_live(uint32_t nstacks, bool may_clear,
         }
     }
     return judge_batch(&b, out, cap, &n, may_clear, threaded) ? (long)n : -1;
+}
+
+/* ---- contexts changed since the last capture ------------------------ */
+
+void lp_massif_mark_dirty_slow(uint32_t id)
+{
+    uint64_t *chunk;
+    uint32_t d = id >> LP_LIVE_CHUNK_BITS;
+
+    if (d >= LP_LIVE_DIR_SIZE ||
+        !(chunk = lp_arena_alloc(LP_LIVE_CHUNK_WORDS * sizeof(uint64_t)))) {
+        lp_store_relaxed(&dirty_overflow, true);
+        return;
+    }
+    /* Single-threaded: no other writer of the directory. */
+    lp_store_release(&lp_massif_dirty_dir[d], chunk);
+    chunk[(id & ((1u << LP_LIVE_CHUNK_BITS) - 1)) >> 6] |= 1ull << (id & 63);
+}
+
+bool lp_massif_dirty_complete(void)
+{
+    return !lp_load_relaxed(&dirty_overflow);
+}
+
+/* Word wi of a chunk d with the bits of ids above nstacks (and id 0)
+ * masked off. */
+static uint64_t dirty_word(const uint64_t *chunk, uint32_t d, unsigned wi,
+                           uint32_t nstacks)
+{
+    uint32_t first = (d << LP_LIVE_CHUNK_BITS) | (wi << 6);
+    uint64_t w = chunk[wi];
+
+    if (first == 0)
+        w &= ~(uint64_t)1;
+    if (first + 63 > nstacks)
+        w &= first > nstacks ? 0 : ~(uint64_t)0 >> (63 - (nstacks - first));
+    return w;
+}
+
+size_t lp_massif_dirty_count(uint32_t nstacks)
+{
+    uint32_t d, nd = (nstacks >> LP_LIVE_CHUNK_BITS) + 1;
+    size_t n = 0;
+    unsigned wi;
+
+    if (nd > LP_LIVE_DIR_SIZE)
+        nd = LP_LIVE_DIR_SIZE;
+    for (d = 0; d < nd; d++) {
+        const uint64_t *chunk = lp_massif_dirty_dir[d];
+
+        if (chunk)
+            for (wi = 0; wi < LP_LIVE_CHUNK_WORDS; wi++)
+                n += (size_t)__builtin_popcountll(dirty_word(chunk, d, wi, nstacks));
+    }
+    return n;
+}
+
+/* The bytes of a batch of marked contexts (records prefetched), into out;
+ * an empty one leaves the live bitmap. */
+static size_t dirty_batch(struct batch *b, struct lp_snapshot_ent *out)
+{
+    unsigned i;
+
+    for (i = 0; i < b->n; i++) {
+        uint32_t id = b->id[i];
+
+        out[i].id = id;
+        out[i].bytes = rec_bytes(b->st[i]);
+        if (!out[i].bytes) {
+            uint64_t *w = lp_massif_live_word(id);
+
+            if (w)
+                lp_store_relaxed(w, lp_load_relaxed(w) & ~(1ull << (id & 63)));
+        }
+    }
+    i = b->n;
+    b->n = 0;
+    return i;
+}
+
+size_t lp_massif_collect_dirty(uint32_t nstacks, struct lp_snapshot_ent *out)
+{
+    uint32_t d, nd = (nstacks >> LP_LIVE_CHUNK_BITS) + 1;
+    struct batch b;
+    size_t n = 0;
+    unsigned wi;
+
+    b.n = 0;
+    if (nd > LP_LIVE_DIR_SIZE)
+        nd = LP_LIVE_DIR_SIZE;
+    for (d = 0; d < nd; d++) {
+        uint64_t *chunk = lp_massif_dirty_dir[d];
+
+        if (!chunk)
+            continue;
+        for (wi = 0; wi < LP_LIVE_CHUNK_WORDS; wi++) {
+            uint64_t w = dirty_word(chunk, d, wi, nstacks);
+
+            chunk[wi] &= ~w;
+            while (w) {
+                unsigned bi = (unsigned)__builtin_ctzll(w);
+
+                w &= w - 1;
+                batch_add(&b, (d << LP_LIVE_CHUNK_BITS) | (wi << 6) | bi, NULL);
+                if (b.n == 64)
+                    n += dirty_batch(&b, out + n);
+            }
+        }
+    }
+    return n + dirty_batch(&b, out + n);
+}
+
+void lp_massif_forget_dirty(void)
+{
+    uint32_t d;
+
+    for (d = 0; d < LP_LIVE_DIR_SIZE; d++)
+        if (lp_massif_dirty_dir[d])
+            memset(lp_massif_dirty_dir[d], 0,
+                   LP_LIVE_CHUNK_WORDS * sizeof(uint64_t));
 }

@@ -18,11 +18,11 @@
  * pairs out of this module's per-stack counters into arena memory; the
  * tree (frames filtered as massif filters them, grouped by address,
  * significance threshold, labels from the symbolizer) is built when a file
- * is written. The per-stack bytes kept here, not struct lp_stack's
- * counters, are what trees show: they change at exactly the points where
+ * is written. The stack counters change at exactly the points where
  * massif's do (a peak is taken before a free subtracts its block), and a
  * tree's root is the sum of its contexts, so node bytes never exceed the
- * snapshot total.
+ * snapshot total. In a single-threaded program a capture reads only the
+ * contexts that changed since the one before (massif_live.h).
  *
  * desc: line: "desc:" then, in the order given in LEAKPROF_OPTIONS, each
  * option that has a massif spelling (massif -> --massif-out-file=,
@@ -33,6 +33,7 @@
  * start-up, arguments joined by single spaces, no quoting.
  *
  * Files: massif_count.c (HOT: counters, due test, recording snapshots),
+ * massif_live.c (HOT: which contexts are live, which changed),
  * massif_tree.c (COLD: trees), massif_write.c (COLD: massif.out files),
  * massif_state.h (what the hot and cold halves share), schedule.c (the
  * schedule).

@@ -16,6 +16,7 @@
 #include "preload/hot/freed.h"
 #include "preload/hot/foreign.h"
 #include "preload/hot/guard.h"
+#include "preload/hot/massif_live.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/hot/real.h"
 #include "preload/hot/sample.h"
@@ -33,7 +34,9 @@ static inline size_t usable(void *p)
  * sample_bytes=N (sample.h): the sampler decides which blocks are
  * tracked; a tracked block is charged what it stands for, so every
  * counter holds an estimate of the whole heap. Without sampling the
- * charges are the block itself (size, one block).
+ * charges are the block itself (size, one block). Each charge then marks
+ * its context as changed for massif's next detailed snapshot
+ * (massif_live.h).
  */
 static inline void charge_alloc(struct lp_stack *s, size_t size, double p)
 {
@@ -42,6 +45,7 @@ static inline void charge_alloc(struct lp_stack *s, size_t size, double p)
     else
         lp_stack_note_alloc_n(s, lp_sample_est_bytes_p(size, p),
                               lp_sample_est_blocks_p(p));
+    lp_massif_mark_dirty(s->id);
 }
 
 static inline void charge_free(struct lp_stack *s, size_t size, double p)
@@ -51,6 +55,7 @@ static inline void charge_free(struct lp_stack *s, size_t size, double p)
     else
         lp_stack_note_free_n(s, lp_sample_est_bytes_p(size, p),
                              lp_sample_est_blocks_p(p));
+    lp_massif_mark_dirty(s->id);
 }
 
 /* The same, charged to a block's site by its id. */
@@ -61,6 +66,7 @@ static inline void charge_free_id(uint32_t id, size_t size, double p)
     else
         lp_stack_note_free_id(id, lp_sample_est_bytes_p(size, p),
                               lp_sample_est_blocks_p(p));
+    lp_massif_mark_dirty(id);
 }
 
 /* Massif's event for a block of size bytes (usable: its usable size). */
