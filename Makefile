@@ -160,6 +160,9 @@ $(O)/samples/%: samples/%.cpp
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $<
 
+# Unit helpers are built through the pattern rules only: keep them, or make
+# deletes them as intermediates and relinks every test binary next time.
+.SECONDARY: $(UNIT_HELPER_OBJ)
 $(O)/test/%: tests/unit/%.c $(UNIT_HELPER_OBJ) $(O)/libpreload-test.a $(O)/libreport.a | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) \
