@@ -194,7 +194,9 @@ modes=${BENCH_MODES:-native default massif0 fp sampled shim heaptrack lsan}
 command -v heaptrack >/dev/null || modes=$(echo "$modes" | sed 's/heaptrack//')
 LSAN_LIB=${LSAN_LIB:-$(ls /usr/lib/*-linux-gnu/liblsan.so.0 2>/dev/null | head -1)}
 [ -n "$LSAN_LIB" ] || modes=$(echo "$modes" | sed 's/lsan//')
-[ -n "${BENCH_BEFORE:-}" ] && modes="$modes before before0"
+if [ -n "${BENCH_BEFORE:-}" ]; then # once, even if BENCH_MODES names them
+    case " $modes " in *" before "*) ;; *) modes="$modes before before0" ;; esac
+fi
 if [ "${BENCH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
     modes="$modes memcheck massif"
 fi
