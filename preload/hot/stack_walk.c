@@ -120,6 +120,10 @@ struct thread_area {
     struct memo_set {
         uint32_t tag[WAYS]; /* key_of() of each way's state; 0: none */
         struct memo *m[WAYS];
+        /* Each way's probe (see probe_for): the return address its walk
+         * read at psp - 8 from a frame where it differs from another way
+         * in the same state; psp 0: none. */
+        uintptr_t psp[WAYS], ppc[WAYS];
     } set[SETS];
     unsigned pool_used;
     struct memo pool[KEYS + 1];
@@ -265,13 +269,70 @@ _Static_assert(MEMO < 64, "bp_reads has a bit an entry");
 static inline void to_front(struct thread_area *area, struct memo_set *set,
                             unsigned w, uint32_t tag, struct memo *m)
 {
+    uintptr_t psp = set->psp[w], ppc = set->ppc[w];
+
     for (; w > 0; w--) {
         set->tag[w] = set->tag[w - 1];
         set->m[w] = set->m[w - 1];
+        set->psp[w] = set->psp[w - 1];
+        set->ppc[w] = set->ppc[w - 1];
     }
     set->tag[0] = tag;
     set->m[0] = m;
+    set->psp[0] = psp;
+    set->ppc[0] = ppc;
     area->prev = m;
+}
+
+/*
+ * Probes. Walks in the same state at KEY_FRAME (one call site at one
+ * depth) share a set and a tag, so a walk tried each of them in turn, and
+ * each that was not its own cost the reads of its memo's lines before it
+ * failed (sqlite3: 1.54 tries a walk, failing at frames 7-10; python3:
+ * 1.6, mostly at frame 4). A way's probe is one word its walk read - the
+ * return address at a frame where its memo and another way's differ - and
+ * the set keeps it beside the tag: a walk whose stack has another word
+ * there is not that way's, which the set's own line tells. A probe can
+ * only turn a way down that still_there would have turned down (it is one
+ * of the words still_there compares); one that does not discriminate
+ * only costs the full check, as before.
+ */
+static void probe_for(struct memo_set *set, unsigned w, const struct memo *x,
+                      const struct memo *y)
+{
+    unsigned i, n = x->n < y->n ? x->n : y->n;
+
+    set->psp[w] = 0;
+    for (i = KEY_FRAME + 1; i < n; i++)
+        if (x->sp[i] != y->sp[i] || x->pc[i] != y->pc[i]) {
+            set->psp[w] = x->sp[i];
+            set->ppc[w] = x->pc[i];
+            return;
+        }
+}
+
+/* fill just became way 0 of set: its probe against the way it met first
+ * in its state, and every such way whose probe would let fill's stack
+ * through gets one against fill (a walk that was not a repeat: rare). */
+static void probes_update(struct memo_set *set, const struct memo *fill)
+{
+    uint32_t tag = set->tag[0];
+    unsigned w, other = 0;
+
+    set->psp[0] = 0;
+    for (w = 1; w < WAYS; w++) {
+        if (set->tag[w] != tag || set->m[w]->gen != fill->gen ||
+            set->m[w]->sp[KEY_FRAME] != fill->sp[KEY_FRAME] ||
+            set->m[w]->pc[KEY_FRAME] != fill->pc[KEY_FRAME])
+            continue;
+        if (!other) {
+            other = w;
+            probe_for(set, 0, fill, set->m[w]);
+        }
+        if (set->psp[w] == 0 ||
+            *(const uintptr_t *)(set->psp[w] - 8) == set->ppc[w])
+            probe_for(set, w, set->m[w], fill);
+    }
 }
 
 /* The walk just filled found the frames was found: the same stack. */
@@ -451,11 +512,19 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
             const struct memo *first = NULL;
             unsigned w;
 
+            unsigned rejected = WAYS;
+
             for (w = 0; w < WAYS; w++) {
                 struct memo *c;
 
                 if (set->tag[w] != TAG_OF(key))
                     continue;
+                if (set->psp[w] &&
+                    *(const uintptr_t *)(set->psp[w] - 8) != set->ppc[w]) {
+                    if (rejected == WAYS)
+                        rejected = w;
+                    continue; /* not that walk's stack: see probe_for */
+                }
                 c = set->m[w];
                 if (c->gen != gen || c->sp[KEY_FRAME] != sp ||
                     c->pc[KEY_FRAME] != pc)
@@ -472,6 +541,14 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
                     *out = c;
                     return c->frames;
                 }
+            }
+            if (!first && rejected < WAYS) {
+                /* A way in this state all the same: to replay from. */
+                struct memo *c = set->m[rejected];
+
+                if (c->gen == gen && c->sp[KEY_FRAME] == sp &&
+                    c->pc[KEY_FRAME] == pc)
+                    first = c;
             }
             if (first && first != old) {
                 old = first;
@@ -585,6 +662,7 @@ done:
             note_bp_use(fill);
             area->spare = set->m[w];
             to_front(area, set, w, TAG_OF(key), fill);
+            probes_update(set, fill);
             /* Only a memo of every frame (the last may lack an entry: its
              * read is fin_at) can vouch for a stack: deeper than MEMO,
              * frames past it were never recorded, and the id stays 0. */
