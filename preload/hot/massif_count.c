@@ -255,72 +255,6 @@ static void populate(void *p, size_t len)
         (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
-/*
- * Incremental captures (massif_live.h): in a single-threaded program the
- * last capture's contexts (base, arena memory: glibc's heap keeps the
- * pattern it always saw, see capture) stand for every context not marked
- * since, so a capture reads the records of the marked ones only and merges
- * (python3: 1,360 captures, 2.6M contexts, 72 ms in the captures; a tenth
- * of the contexts had changed from one to the next). valid: base is the
- * previous capture's, and no change since went unmarked.
- */
-static struct {
-    struct lp_snapshot_ent *base, *next, *dirty;
-    size_t nbase, base_cap, next_cap, dirty_cap;
-    bool valid;
-    unsigned long count; /* incremental captures so far (tests) */
-} inc;
-
-unsigned long lp_massif_incremental_captures(void)
-{
-    return inc.count;
-}
-
-/* An arena array of at least n entries in *p (of *cap); its contents are
- * not kept. */
-static bool reserve(struct lp_snapshot_ent **p, size_t *cap, size_t n)
-{
-    size_t c = *cap ? *cap : 1024;
-    struct lp_snapshot_ent *q;
-
-    if (n <= *cap)
-        return true;
-    while (c < n)
-        c *= 2;
-    q = lp_arena_alloc(c * sizeof(*q));
-    if (!q)
-        return false;
-    if (*p)
-        lp_arena_free(*p, *cap * sizeof(**p));
-    *p = q;
-    *cap = c;
-    return true;
-}
-
-/* base merged with the marked contexts d (their bytes now, ids
- * ascending) into out: d's entries replace base's, empty ones dropped. */
-static size_t merge(const struct lp_snapshot_ent *base, size_t nb,
-                    const struct lp_snapshot_ent *d, size_t nd,
-                    struct lp_snapshot_ent *out)
-{
-    size_t i = 0, j = 0, n = 0;
-
-    while (j < nd) {
-        uint32_t id = d[j].id;
-
-        while (i < nb && base[i].id < id)
-            out[n++] = base[i++];
-        if (i < nb && base[i].id == id)
-            i++;
-        if (d[j].bytes)
-            out[n++] = d[j];
-        j++;
-    }
-    while (i < nb)
-        out[n++] = base[i++];
-    return n;
-}
-
 /* Room for cnt entries in the scratch array, grown as it always was:
  * doubling from 1024. */
 static bool scratch_room(size_t cnt)
@@ -340,39 +274,24 @@ static bool scratch_room(size_t cnt)
 
 /* The live contexts of ids 1..n, ids ascending: their count (-1 without
  * memory) and *out where they are. may_clear: a capture of the history
- * (the dumper's own, of a moment, neither clears nor uses the marks). */
+ * (the dumper's own, of a moment, neither clears nor uses the marks). In
+ * a single-threaded program, the contexts marked since the last capture
+ * merged into it (massif_live.h) when that can be done. */
 static long collect(uint32_t n, bool may_clear,
                     const struct lp_snapshot_ent **out)
 {
     bool single = !lp_load_relaxed(&lp_threaded);
-    struct lp_snapshot_ent *t;
-    size_t cap;
     long cnt;
 
-    if (may_clear && single && inc.valid && lp_massif_dirty_complete() &&
-        reserve(&inc.dirty, &inc.dirty_cap, lp_massif_dirty_count(n)) &&
-        reserve(&inc.next, &inc.next_cap, inc.nbase + inc.dirty_cap)) {
-        /* dirty_cap: at least the marked count, which needs no second
-         * pass. */
-        size_t nd = lp_massif_collect_dirty(n, inc.dirty);
-        size_t m = merge(inc.base, inc.nbase, inc.dirty, nd, inc.next);
+    if (may_clear && single && lp_massif_inc_ready(n)) {
+        size_t m = lp_massif_inc_collect(n, out);
 
         /* The scratch array is not used here, but grows as the full walk
          * would have it grow: it lives in glibc's heap (see capture). */
         if (!scratch_room(m)) {
-            inc.valid = false; /* the marks are gone */
+            lp_massif_inc_drop();
             return -1;
         }
-        /* The merge is the new base. */
-        t = inc.base;
-        inc.base = inc.next;
-        inc.next = t;
-        cap = inc.base_cap;
-        inc.base_cap = inc.next_cap;
-        inc.next_cap = cap;
-        inc.nbase = m;
-        inc.count++;
-        *out = inc.base;
         return (long)m;
     }
     while ((cnt = lp_massif_collect_live(n, may_clear, snap.scratch,
@@ -382,16 +301,10 @@ static long collect(uint32_t n, bool may_clear,
     *out = snap.scratch;
     if (!may_clear)
         return cnt;
-    inc.valid = false;
-    if (!single)
-        return cnt;
-    lp_massif_forget_dirty(); /* every context was just read */
-    if (reserve(&inc.base, &inc.base_cap, (size_t)cnt)) {
-        if (cnt)
-            __builtin_memcpy(inc.base, snap.scratch, (size_t)cnt * sizeof(*inc.base));
-        inc.nbase = (size_t)cnt;
-        inc.valid = true;
-    }
+    if (single)
+        lp_massif_inc_keep(snap.scratch, (size_t)cnt);
+    else
+        lp_massif_inc_drop();
     return cnt;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * massif_live.c - the maybe-live contexts of massif's detailed snapshots:
- * the bitmap's missing chunks, and the walk that collects the contexts
- * holding bytes.
+ * massif_live.c - the contexts of massif's detailed snapshots: the
+ * maybe-live bitmap's missing chunks and the walk that collects the
+ * contexts holding bytes; the marks of changed contexts, and the
+ * incremental capture that merges them into the capture before.
  *
  * Each allocation sets its stack's bit (massif_live.h: a load, and a
  * store only when the bit was clear); the walk visits set bits only and
@@ -284,4 +285,114 @@ void lp_massif_forget_dirty(void)
         if (lp_massif_dirty_dir[d])
             memset(lp_massif_dirty_dir[d], 0,
                    LP_LIVE_CHUNK_WORDS * sizeof(uint64_t));
+}
+
+/* ---- incremental captures ------------------------------------------ */
+
+/*
+ * In a single-threaded program the last capture's contexts (base, arena
+ * memory: glibc's heap keeps the pattern massif_count.c's captures always
+ * gave it) stand for every context not marked since, so a capture reads
+ * the records of the marked ones only and merges (python3: 1,360
+ * captures, 2.6M contexts, 72 ms in the captures; a tenth of the contexts
+ * had changed from one to the next). valid: base is the previous
+ * capture's, and no change since went unmarked.
+ */
+static struct {
+    struct lp_snapshot_ent *base, *next, *dirty;
+    size_t nbase, base_cap, next_cap, dirty_cap;
+    bool valid;
+    unsigned long count; /* incremental captures so far (tests) */
+} inc;
+
+unsigned long lp_massif_incremental_captures(void)
+{
+    return inc.count;
+}
+
+/* An arena array of at least n entries in *p (of *cap); its contents are
+ * not kept. */
+static bool reserve(struct lp_snapshot_ent **p, size_t *cap, size_t n)
+{
+    size_t c = *cap ? *cap : 1024;
+    struct lp_snapshot_ent *q;
+
+    if (n <= *cap)
+        return true;
+    while (c < n)
+        c *= 2;
+    q = lp_arena_alloc(c * sizeof(*q));
+    if (!q)
+        return false;
+    if (*p)
+        lp_arena_free(*p, *cap * sizeof(**p));
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* base merged with the marked contexts d (their bytes now, ids
+ * ascending) into out: d's entries replace base's, empty ones dropped. */
+static size_t merge(const struct lp_snapshot_ent *base, size_t nb,
+                    const struct lp_snapshot_ent *d, size_t nd,
+                    struct lp_snapshot_ent *out)
+{
+    size_t i = 0, j = 0, n = 0;
+
+    while (j < nd) {
+        uint32_t id = d[j].id;
+
+        while (i < nb && base[i].id < id)
+            out[n++] = base[i++];
+        if (i < nb && base[i].id == id)
+            i++;
+        if (d[j].bytes)
+            out[n++] = d[j];
+        j++;
+    }
+    while (i < nb)
+        out[n++] = base[i++];
+    return n;
+}
+
+bool lp_massif_inc_ready(uint32_t nstacks)
+{
+    return inc.valid && lp_massif_dirty_complete() &&
+           reserve(&inc.dirty, &inc.dirty_cap, lp_massif_dirty_count(nstacks)) &&
+           reserve(&inc.next, &inc.next_cap, inc.nbase + inc.dirty_cap);
+}
+
+size_t lp_massif_inc_collect(uint32_t nstacks, const struct lp_snapshot_ent **out)
+{
+    /* dirty_cap: at least the marked count, which needs no second pass. */
+    size_t nd = lp_massif_collect_dirty(nstacks, inc.dirty);
+    size_t m = merge(inc.base, inc.nbase, inc.dirty, nd, inc.next);
+    struct lp_snapshot_ent *t = inc.base;
+    size_t cap = inc.base_cap;
+
+    /* The merge is the new base. */
+    inc.base = inc.next;
+    inc.next = t;
+    inc.base_cap = inc.next_cap;
+    inc.next_cap = cap;
+    inc.nbase = m;
+    inc.count++;
+    *out = inc.base;
+    return m;
+}
+
+void lp_massif_inc_keep(const struct lp_snapshot_ent *e, size_t n)
+{
+    lp_massif_forget_dirty(); /* every context was just read */
+    inc.valid = reserve(&inc.base, &inc.base_cap, n);
+    if (inc.valid) {
+        if (n)
+            memcpy(inc.base, e, n * sizeof(*e));
+        inc.nbase = n;
+    }
+}
+
+void lp_massif_inc_drop(void)
+{
+    inc.valid = false;
 }

@@ -112,6 +112,19 @@ size_t lp_massif_collect_dirty(uint32_t nstacks, struct lp_snapshot_ent *out);
 /* Clear every mark: a full capture has just read every context. */
 void lp_massif_forget_dirty(void);
 
+/* Incremental captures (single-threaded program, snapshot lock held):
+ * ready: the last capture is kept, every change since was marked, and
+ * there is room to merge; collect: the live contexts now, ids ascending,
+ * in *out (until the next call), their count - the marks are used up;
+ * keep: a full capture's contexts, the base of the next; drop: the next
+ * capture must be a full one. */
+bool lp_massif_inc_ready(uint32_t nstacks);
+size_t lp_massif_inc_collect(uint32_t nstacks, const struct lp_snapshot_ent **out);
+void lp_massif_inc_keep(const struct lp_snapshot_ent *e, size_t n);
+void lp_massif_inc_drop(void);
+/* Tests: how many captures were incremental. */
+unsigned long lp_massif_incremental_captures(void);
+
 /* The live contexts with ids 1..nstacks into out[0..cap), ids ascending,
  * with their live bytes. may_clear: drop the bits of empty contexts.
  * Returns the count, or -1 when more than cap are live. Snapshot lock

@@ -38,9 +38,6 @@ const struct lp_sched *lp_massif_sched(void);
 void lp_massif_take_now(struct lp_sched_snap *sn);
 void lp_massif_raw_free(struct lp_massif_raw *t);
 enum lp_time_unit lp_massif_unit(void);
-/* Tests: how many detailed snapshots were taken from the marked contexts
- * and the one before (massif_live.h), not by a walk of every live one. */
-unsigned long lp_massif_incremental_captures(void);
 bool lp_massif_enabled(void);
 
 /* BOOT (massif_write.c): remember the command line and start-up
