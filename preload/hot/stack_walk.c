@@ -317,7 +317,8 @@ static void probe_for(struct memo_set *set, unsigned w, const struct memo *x,
 static void probes_update(struct memo_set *set, const struct memo *fill)
 {
     uint32_t tag = set->tag[0];
-    unsigned w, other = 0;
+    bool met = false;
+    unsigned w;
 
     set->psp[0] = 0;
     for (w = 1; w < WAYS; w++) {
@@ -325,8 +326,8 @@ static void probes_update(struct memo_set *set, const struct memo *fill)
             set->m[w]->sp[KEY_FRAME] != fill->sp[KEY_FRAME] ||
             set->m[w]->pc[KEY_FRAME] != fill->pc[KEY_FRAME])
             continue;
-        if (!other) {
-            other = w;
+        if (!met) {
+            met = true;
             probe_for(set, 0, fill, set->m[w]);
         }
         if (set->psp[w] == 0 ||
@@ -510,9 +511,7 @@ walk(void **buf, int max, uintptr_t *fp, uintptr_t pc, struct memo **out,
             uint64_t key = key_of(sp, pc);
             struct memo_set *set = &area->set[SET_OF(key)];
             const struct memo *first = NULL;
-            unsigned w;
-
-            unsigned rejected = WAYS;
+            unsigned w, rejected = WAYS; /* the first way a probe refused */
 
             for (w = 0; w < WAYS; w++) {
                 struct memo *c;
