@@ -551,15 +551,6 @@ static void test_unwind_own_frames_by_frame_pointer_match_libunwind(void **state
     lp_unwind_set_self_range(1, 1);
 }
 
-/* The unit tests walk through test code without frame pointers, in the
- * same object as the walker: only the test above names a range. */
-static int setup(void **state)
-{
-    (void)state;
-    lp_unwind_set_self_range(1, 1);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,5 +571,5 @@ int main(void)
         cmocka_unit_test(test_unwind_jit_frames_guessed_as_libunwind),
     };
 
-    return cmocka_run_group_tests_name("unwind", tests, setup, NULL);
+    return cmocka_run_group_tests_name("unwind", tests, up_setup, NULL);
 }

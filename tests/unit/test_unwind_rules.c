@@ -150,15 +150,6 @@ static void test_unwind_dlclose_forgets_unloaded_rules(void **state)
     up_assert_same(&p);
 }
 
-/* The unit tests walk through test code without frame pointers, in the
- * same object as the walker. */
-static int setup(void **state)
-{
-    (void)state;
-    lp_unwind_set_self_range(1, 1);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,5 +159,5 @@ int main(void)
         cmocka_unit_test(test_unwind_dlclose_forgets_unloaded_rules),
     };
 
-    return cmocka_run_group_tests_name("unwind_rules", tests, setup, NULL);
+    return cmocka_run_group_tests_name("unwind_rules", tests, up_setup, NULL);
 }

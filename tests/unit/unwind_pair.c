@@ -107,3 +107,10 @@ int up_cmp_capture(const void *x, const void *y)
     }
     return (a > b) - (a < b);
 }
+
+int up_setup(void **state)
+{
+    (void)state;
+    lp_unwind_set_self_range(1, 1);
+    return 0;
+}

@@ -51,4 +51,9 @@ extern struct up_pair up_cb_pair;
 extern int up_cb_done;
 int up_cmp_capture(const void *x, const void *y);
 
+/* A group setup: the unit tests walk through test code without frame
+ * pointers, in the same object as the walker, so no range of it is taken
+ * for our own frames (only test_unwind's own-frames test names one). */
+int up_setup(void **state);
+
 #endif /* LP_TESTS_UNWIND_PAIR_H */
