@@ -25,6 +25,8 @@
 #include "preload/life/eh_pool.h"
 #include "preload/life/exit_lists.h"
 #include "preload/life/exit.h"
+#include "preload/life/exit_heap.h"
+#include "preload/scan/report_log.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -208,6 +210,18 @@ static void block_async_signals(void)
 
 #define ENDING_GRACE_MS 2000
 
+void lp_exit_no_report(const char *why)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof(buf), "==%d== leakprof: %s\n", (int)getpid(),
+                     why);
+
+    if (n > 0)
+        lp_report_log_write(buf, (size_t)n < sizeof(buf) ? (size_t)n
+                                                         : sizeof(buf) - 1,
+                            false);
+}
+
 void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
 {
     int self = (int)gettid(), prev = 0;
@@ -237,13 +251,31 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         lp_store_release(&report_finished, 1);
         return;
     }
+    if (lp_guard_held) {
+        /* exit or _exit from a signal handler that interrupted our own
+         * bookkeeping of an allocation: the tables are mid-update and
+         * their locks may be held by this very thread, below us on this
+         * stack - a scan would hang on them (a threaded program did, 5
+         * runs in 40). The program ends as it asked, with a line that
+         * says why there is no report. */
+        lp_exit_no_report("the program ended in a signal handler that "
+                          "interrupted leakprof inside an allocation: no "
+                          "leak report or massif snapshot at exit");
+        lp_store_release(&report_finished, 1);
+        return;
+    }
+    /* exit() from a signal handler that interrupted this thread's malloc,
+     * free or fork: the real heap is left alone from here on. */
+    if (lp_exit_heap_needed())
+        (void)lp_exit_heap_take();
     /* Its frees are the program's: before the guard. */
     if (how == LP_EXIT_NORMAL) {
         lp_threads_settle(); /* a thread joined a moment ago is gone */
         lp_exit_lists_forget();
     }
     if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
-        if (lp_config.freeres > 0 || lp_threads_others_running() == 0)
+        if (!lp_exit_heap_on() &&
+            (lp_config.freeres > 0 || lp_threads_others_running() == 0))
             runtime_freeres();
         else
             forget_runtime_buffers();

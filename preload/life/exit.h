@@ -26,6 +26,10 @@ void lp_exit_call_on_stack(void (*fn)(void *), void *arg, void *top);
  * every other destructor has run (or now, if that cannot be arranged). */
 void lp_exit_from_destructor(void);
 
+/* Instead of the report: one line to the report's destination saying why
+ * there is none (SIGNAL-safe: a format and a write). */
+void lp_exit_no_report(const char *why);
+
 /* In a fork child: no report is being written. */
 void lp_exit_atfork_child(void);
 

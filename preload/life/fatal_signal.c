@@ -38,6 +38,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -236,6 +237,15 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
                                   (char *)stack + NOTE_STACK);
         else
             fatal_on_our_stack(&c);
+    } else if (lp_guard_held &&
+               lp_load_acquire(&lp_state) == LP_STATE_READY) {
+        char why[160];
+
+        snprintf(why, sizeof(why),
+                 "signal %d arrived while leakprof itself was running "
+                 "(inside an allocation's bookkeeping): no leak report",
+                 signo);
+        lp_exit_no_report(why);
     }
     /* SA_RESETHAND put SIG_DFL back; SA_NODEFER left it unblocked. */
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
