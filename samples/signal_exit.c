@@ -3,7 +3,8 @@
  * signal_exit.c - a program that ends from a signal handler while it
  * allocates: SIGALRM after US microseconds (argv[2]) of a malloc/free
  * loop, and the handler calls exit(42) or _exit(42) (argv[1]: "exit",
- * "_exit"). With a third argument "threads", a second thread allocates
+ * "_exit"), or there is no handler and the process dies of the signal
+ * ("die", status 142). With a third argument "threads", a second thread allocates
  * too. The signal lands anywhere: in the program, in the real allocator,
  * in the checker's bookkeeping. Natively it always ends with status 42
  * and the same output.
@@ -50,11 +51,12 @@ int main(int argc, char **argv)
     struct itimerval it = {{0, 0}, {0, 50000}};
     unsigned long i;
 
-    if (argc < 3 || (strcmp(argv[1], "exit") && strcmp(argv[1], "_exit"))) {
-        fprintf(stderr, "usage: signal_exit exit|_exit US [threads]\n");
+    if (argc < 3 || (strcmp(argv[1], "exit") && strcmp(argv[1], "_exit") &&
+                     strcmp(argv[1], "die"))) {
+        fprintf(stderr, "usage: signal_exit exit|_exit|die US [threads]\n");
         return 2;
     }
-    quick = !strcmp(argv[1], "_exit");
+    quick = strcmp(argv[1], "exit") != 0;
     it.it_value.tv_usec = atoi(argv[2]) % 1000000;
     printf("start\n");
     if (quick)
@@ -64,7 +66,8 @@ int main(int argc, char **argv)
 
         pthread_create(&t, NULL, churn, NULL);
     }
-    signal(SIGALRM, on_alarm);
+    if (strcmp(argv[1], "die"))
+        signal(SIGALRM, on_alarm);
     setitimer(ITIMER_REAL, &it, NULL);
     for (i = 0;; i++) {
         free(live[i % 1000]);

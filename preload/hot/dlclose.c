@@ -30,7 +30,7 @@ LP_EXPORT int dlclose(void *handle)
 
         lp_guard_held = true; /* dlsym may allocate */
         f = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-        lp_guard_held = held;
+        lp_guard_restore(held);
         if (f == NULL)
             return -1;
         lp_store_release(&real, f);

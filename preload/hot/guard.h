@@ -84,13 +84,43 @@ static inline bool lp_guard_enter(struct lp_guard *g)
     return true;
 }
 
+/* A fatal signal of asynchronous origin (SIGTERM, SIGINT, a timer's...)
+ * that arrived while this thread held the guard waits for the guard's
+ * end (fatal_signal.c: the tables are mid-update then, and their locks
+ * may be this thread's); lp_fatal_signal_deliver raises it again. The
+ * fence keeps the load after the guard's release, so a signal that comes
+ * between the two is either seen here or finds the guard free. */
+void lp_fatal_signal_deliver(void);
+static inline void lp_guard_deferred(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (LP_UNLIKELY(lp_self.deferred_signal != 0))
+        lp_fatal_signal_deliver();
+}
+
 static inline void lp_guard_leave(const struct lp_guard *g)
 {
     lp_errno_store(g->saved_errno); /* unwinding must not leak errno */
     lp_guard_held = false;
+    lp_guard_deferred();
 }
 
-/* COLD threads of our own (dumper, exit report) hold the guard for good. */
-static inline void lp_guard_hold_forever(void) { lp_guard_held = true; }
+/* Put back the guard as it was before a section of ours that took it by
+ * hand (a dlsym, a hook's setup): a deferred signal is raised once it is
+ * free again. */
+static inline void lp_guard_restore(bool held)
+{
+    lp_guard_held = held;
+    if (!held)
+        lp_guard_deferred();
+}
+
+/* COLD threads of our own (dumper, exit report) hold the guard for good:
+ * a signal never waits for them. */
+static inline void lp_guard_hold_forever(void)
+{
+    lp_guard_held = true;
+    lp_self.guard_forever = true;
+}
 
 #endif /* LP_PRELOAD_GUARD_H */

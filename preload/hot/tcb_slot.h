@@ -42,6 +42,8 @@ struct lp_stack_local;
 
 struct lp_tcb_slot {
     bool guard_held;      /* guard.h: this thread is inside leakprof */
+    bool guard_forever;   /* guard.h: ... and stays there (our threads) */
+    int deferred_signal;  /* fatal_signal.c: raised at the guard's end */
     bool resolving_real;  /* real.c: this thread resolves the allocator */
     bool track_init_here; /* init.c: this thread brings the library up */
     uint64_t sample_left; /* sample.c: bytes to the next sample point */
@@ -77,6 +79,8 @@ extern __thread struct lp_tcb_slot lp_self_tls
 static inline void lp_tcb_slot_reset(void)
 {
     lp_self.guard_held = false;
+    lp_self.guard_forever = false;
+    lp_self.deferred_signal = 0;
     lp_self.resolving_real = false;
     lp_self.track_init_here = false;
     lp_self.sample_left = 0;

@@ -48,7 +48,7 @@ static void *lookup(const char *name)
 
     lp_guard_held = true;
     f = dlsym(RTLD_NEXT, name);
-    lp_guard_held = held;
+    lp_guard_restore(held);
     return f;
 }
 

@@ -76,7 +76,7 @@ static void runtime_freeres(void)
     lp_guard_held = true;
     cxx = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
     libc = (void (*)(void))dlsym(RTLD_DEFAULT, "__libc_freeres");
-    lp_guard_held = false;
+    lp_guard_restore(false);
     fflush(NULL);
     if (cxx)
         cxx();
@@ -345,10 +345,10 @@ void lp_exit_from_destructor(void)
      * (exit already done): then report now. */
     lp_guard_held = true;
     if (__cxa_atexit(after_all_destructors, NULL, NULL) == 0) {
-        lp_guard_held = held;
+        lp_guard_restore(held);
         return;
     }
-    lp_guard_held = held;
+    lp_guard_restore(held);
     after_all_destructors(NULL);
 }
 

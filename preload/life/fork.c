@@ -78,7 +78,7 @@ static void parent(void)
     lp_leakcheck_unlock();
     lp_snapshot_write_unlock();
     lp_in_libc--;
-    lp_guard_held = held_before;
+    lp_guard_restore(held_before);
 }
 
 static void child(void)
@@ -100,7 +100,8 @@ static void child(void)
      * under Valgrind): they run the program's own code. */
     lp_signal_atfork_child();
     lp_in_libc--;
-    lp_guard_held = held_before;
+    lp_self.deferred_signal = 0; /* it was the parent's */
+    lp_guard_restore(held_before);
 }
 
 void lp_fork_init(void)
@@ -109,5 +110,5 @@ void lp_fork_init(void)
 
     lp_guard_held = true; /* pthread_atfork allocates */
     pthread_atfork(prepare, parent, child);
-    lp_guard_held = held;
+    lp_guard_restore(held);
 }

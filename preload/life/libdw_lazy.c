@@ -181,7 +181,7 @@ LP_COLD static bool load(void)
 #undef GET
 #undef VGET
 #undef SYM
-    lp_guard_held = held;
+    lp_guard_restore(held);
     lp_store_release(&load_state, ok ? 1 : -1);
     lp_spin_unlock(&load_lock);
     return ok;

@@ -55,7 +55,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_guard_held = true;
     lp_exec_hooks_init();
     lp_fs_hooks_init();
-    lp_guard_held = false;
+    lp_guard_restore(false);
     if (lp_load_acquire(&lp_state) != LP_STATE_READY)
         return; /* secure mode: invisible */
     lp_process.pid = getpid();
@@ -67,7 +67,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
         lp_store_release(&lp_state, LP_STATE_DONE);
         lp_guard_held = true;
         lp_child_env_untraced();
-        lp_guard_held = false;
+        lp_guard_restore(false);
         return;
     }
     lp_command_capture(lp_config.exec_child);
@@ -79,7 +79,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
             lp_child_env_mark_exec_child();
         lp_child_env_keep_for_exec();
     }
-    lp_guard_held = false;
+    lp_guard_restore(false);
     lp_report_log_begin();
     lp_fork_init();
     lp_signal_init();

@@ -274,7 +274,7 @@ void lp_process_hooks_init(void)
     real_assert_perror =
         (assert_perror_fn)dlsym(RTLD_NEXT, "__assert_perror_fail");
     real_stack_chk = (void (*)(void))dlsym(RTLD_NEXT, "__stack_chk_fail");
-    lp_guard_held = held;
+    lp_guard_restore(held);
     (void)at_quick_exit(quick_exit_last);
 }
 

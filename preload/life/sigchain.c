@@ -73,7 +73,7 @@ static sigaction_fn real_sigaction(void)
 
         lp_guard_held = true; /* dlsym may allocate */
         f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-        lp_guard_held = held;
+        lp_guard_restore(held);
         lp_store_release(&chain.real, f);
     }
     return f;
@@ -289,6 +289,18 @@ bool lp_sigchain_yielded(int signo)
     return stepped_aside(mode) &&
            lp_load_relaxed(&chain.sig[signo].yielded) != NULL &&
            lp_load_acquire(&lp_state) == LP_STATE_READY;
+}
+
+bool lp_sigchain_rearm(int signo, void (*fn)(int, siginfo_t *, void *))
+{
+    sigaction_fn real = lp_load_acquire(&chain.real);
+    struct sigaction sa;
+
+    if (!real || signo <= 0 || signo >= NSIGS ||
+        lp_load_acquire(&chain.sig[signo].mode) != (int)LP_SIGCHAIN_YIELD)
+        return false;
+    fill_ours(&sa, fn, LP_SIGCHAIN_YIELD);
+    return real(signo, &sa, NULL) == 0;
 }
 
 void lp_sigchain_take_back(int signo)

@@ -32,6 +32,11 @@ bool lp_sigchain_program_handles(int signo);
 /* signo is a YIELD signal the program took over (ours stepped aside). */
 bool lp_sigchain_yielded(int signo);
 
+/* From our YIELD handler, which the kernel has just put back to SIG_DFL
+ * (SA_RESETHAND): ours again, the program's view unchanged. False when
+ * the signal is not ours as a YIELD signal, or the call failed. */
+bool lp_sigchain_rearm(int signo, void (*fn)(int, siginfo_t *, void *));
+
 /* Put ours back on such a signal, the program's view SIG_DFL (what glibc's
  * abort() sets once the program's handler returned). */
 void lp_sigchain_take_back(int signo);

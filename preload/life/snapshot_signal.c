@@ -85,7 +85,7 @@ static bool start_from_handler(void)
         return false;
     lp_guard_held = true;
     rc = start_dumper();
-    lp_guard_held = held;
+    lp_guard_restore(held);
     return rc == 0;
 }
 
@@ -254,7 +254,7 @@ void lp_signal_start_dumper(void)
         return;
     lp_guard_held = true;
     (void)start_dumper();
-    lp_guard_held = held;
+    lp_guard_restore(held);
 }
 
 void lp_signal_init(void)
@@ -272,7 +272,7 @@ void lp_signal_init(void)
     held = lp_guard_held;
     lp_guard_held = true;
     sig.nthreads = (unsigned *)dlsym(RTLD_DEFAULT, "__nptl_nthreads");
-    lp_guard_held = held;
+    lp_guard_restore(held);
     rc = lp_sigchain_install(signo, on_signal, LP_SIGCHAIN_CHAIN, false);
     if (rc == 0)
         sig.installed = true;

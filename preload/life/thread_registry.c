@@ -214,7 +214,7 @@ static void rec_register_self(struct rec *r)
             lp_cas(&o->state, &st, REC_FREE);
     }
     lp_store_release(&r->state, REC_ALIVE);
-    lp_guard_held = held;
+    lp_guard_restore(held);
 }
 
 /* The start routine is over (returned, pthread_exit, cancelled); key
@@ -267,7 +267,7 @@ LP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
         lp_guard_held = true; /* dlsym may allocate */
         real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-        lp_guard_held = held;
+        lp_guard_restore(held);
         if (real == NULL)
             return EAGAIN;
         lp_store_release(&threads.real_create, real);

@@ -407,3 +407,18 @@ for v in "exit -" "exit threads" "_exit threads" "exit threads:sample_bytes=4096
     done
     check "$how from a signal handler ($v): 8 of 8 runs as native (status $nrc), reported ($ok; $said without a report)" [ $ok = 8 -a $nrc = 42 ]
 done
+
+# Death by SIGALRM's default action in the same loop: a signal that comes
+# while the thread is inside our bookkeeping waits for its end, so every
+# run reports (before: no report in 5 runs of 16), and dies of it.
+for thr in "" threads; do
+    ok=0
+    ("$S" die 30000 $thr >"$WORK/sd.nat"; exit $?) 2>/dev/null; nrc=$?
+    for i in 1 2 3 4 5 6 7 8; do
+        rm -f "$WORK"/sd.log.*
+        LPO="log=$WORK/sd.log.%p" lp "$S" die $((20000 + i * 7001)) $thr >"$WORK/sd.out" 2>/dev/null; rc=$?
+        [ $rc = $nrc ] && cmp -s "$WORK/sd.out" "$WORK/sd.nat" &&
+            grep -qs 'ERROR SUMMARY' "$WORK"/sd.log.* && ok=$((ok + 1))
+    done
+    check "death by SIGALRM while allocating${thr:+ (threads)}: 8 of 8 runs report, status $nrc ($ok)" [ $ok = 8 -a $nrc = 142 ]
+done
