@@ -93,9 +93,28 @@ static inline bool lp_guard_enter(struct lp_guard *g)
 void lp_fatal_signal_deliver(void);
 static inline void lp_guard_deferred(void)
 {
+    int sig;
+
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (LP_UNLIKELY(lp_self.deferred_signal != 0))
+    sig = lp_self.deferred_signal;
+    if (LP_UNLIKELY(sig != 0)) {
+#if defined(__x86_64__)
+        /* The system call inline: a call here, even one never taken,
+         * made every hook that leaves the guard save and restore more
+         * registers (2-thread storm +6%). tkill to the tid noted with it. */
+        long rc;
+
+        lp_self.deferred_signal = 0;
+        __asm__ volatile("syscall"
+                         : "=a"(rc)
+                         : "0"(200L /* SYS_tkill */),
+                           "D"((long)lp_self.deferred_tid), "S"((long)sig)
+                         : "rcx", "r11", "memory");
+        (void)rc;
+#else
         lp_fatal_signal_deliver();
+#endif
+    }
 }
 
 static inline void lp_guard_leave(const struct lp_guard *g)

@@ -42,8 +42,6 @@ struct lp_stack_local;
 
 struct lp_tcb_slot {
     bool guard_held;      /* guard.h: this thread is inside leakprof */
-    bool guard_forever;   /* guard.h: ... and stays there (our threads) */
-    int deferred_signal;  /* fatal_signal.c: raised at the guard's end */
     bool resolving_real;  /* real.c: this thread resolves the allocator */
     bool track_init_here; /* init.c: this thread brings the library up */
     uint64_t sample_left; /* sample.c: bytes to the next sample point */
@@ -62,6 +60,9 @@ struct lp_tcb_slot {
     struct lp_stack_local *stack_local;   /* stack_count.c: its cache */
     struct lp_nursery *nursery; /* nursery.h: its young blocks */
     void *alt_stack; /* alt_stack.c: our alternate signal stack, if given */
+    bool guard_forever;   /* guard.h: the guard is held for good (our threads) */
+    int deferred_signal;  /* fatal_signal.c: raised at the guard's end */
+    int deferred_tid;     /* ... to this thread (its tid, noted with it) */
 };
 
 #if defined(__x86_64__) && defined(__SEG_FS) && defined(__GLIBC__)
@@ -81,6 +82,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.guard_held = false;
     lp_self.guard_forever = false;
     lp_self.deferred_signal = 0;
+    lp_self.deferred_tid = 0;
     lp_self.resolving_real = false;
     lp_self.track_init_here = false;
     lp_self.sample_left = 0;

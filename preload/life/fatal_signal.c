@@ -261,6 +261,7 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
         lp_self.deferred_signal == 0 && asynchronous(signo, si) &&
         lp_load_acquire(&lp_state) == LP_STATE_READY &&
         lp_sigchain_rearm(signo, on_fatal)) {
+        lp_self.deferred_tid = (int)syscall(SYS_gettid);
         lp_self.deferred_signal = signo;
         return;
     }
