@@ -20,8 +20,9 @@
  * thread that could not grow its stack says so ("Stack overflow in
  * thread #1: can't grow stack to ...").
  *
- * The handler is installed with SA_RESETHAND | SA_NODEFER: on entry the
- * signal is back at SIG_DFL and not blocked. It writes the report the
+ * The handler is installed with SA_NODEFER and every signal but the
+ * faults in its mask (sigchain.c: a second SIGTERM waits for the report
+ * instead of ending the process under it). It writes the report the
  * quick way (no stdio flush, no freeing of the runtime's buffers: the
  * program is dying, not exiting) on a stack of our own, then sends the
  * signal to its own thread again, which ends the process with the native
@@ -257,12 +258,12 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
      * (lp_guard_leave raises it again), then writes the report as
      * anywhere else. Before, it died there with no report (perl killed
      * by SIGTERM while allocating: 8 runs in 12). */
-    if (lp_guard_held && !lp_self.guard_forever &&
-        lp_self.deferred_signal == 0 && asynchronous(signo, si) &&
-        lp_load_acquire(&lp_state) == LP_STATE_READY &&
-        lp_sigchain_rearm(signo, on_fatal)) {
-        lp_self.deferred_tid = (int)syscall(SYS_gettid);
-        lp_self.deferred_signal = signo;
+    if (lp_guard_held && !lp_self.guard_forever && asynchronous(signo, si) &&
+        lp_load_acquire(&lp_state) == LP_STATE_READY) {
+        if (lp_self.deferred_signal == 0) { /* else one waits already */
+            lp_self.deferred_tid = (int)syscall(SYS_gettid);
+            lp_self.deferred_signal = signo;
+        }
         return;
     }
     interrupted_at(ucv, &sp, &pc);
@@ -287,7 +288,10 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
                  signo);
         lp_exit_no_report(why);
     }
-    /* SA_RESETHAND put SIG_DFL back; SA_NODEFER left it unblocked. */
+    /* The default action now: a fault is not blocked (SA_NODEFER) and
+     * ends the process here; a signal sent from outside is blocked until
+     * this handler returns, and ends it then. */
+    lp_sigchain_default_now(signo);
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
 }
 

@@ -86,9 +86,26 @@ static void fill_ours(struct sigaction *sa,
     memset(sa, 0, sizeof(*sa));
     sa->sa_sigaction = fn;
     sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    if (mode == LP_SIGCHAIN_YIELD)
-        sa->sa_flags |= SA_NODEFER | SA_RESETHAND;
     sigemptyset(&sa->sa_mask);
+    if (mode == LP_SIGCHAIN_YIELD) {
+        static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+                                     SIGTRAP, SIGSYS};
+        size_t i;
+
+        /* Ours stays on while it runs, and signals sent from outside
+         * wait until it returns (the kernel blocks them as it enters):
+         * with SA_RESETHAND, a second SIGTERM in the microseconds before
+         * the kernel had blocked anything found SIG_DFL and ended the
+         * process before its report had a line (timeout(1) sends one to
+         * the process, one to its group: 11 runs in 16). Faults stay
+         * deliverable (SA_NODEFER too): one inside the handler ends it.
+         * The handler itself puts SIG_DFL back before it re-raises
+         * (lp_sigchain_default_now). */
+        sa->sa_flags |= SA_NODEFER;
+        sigfillset(&sa->sa_mask);
+        for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+            sigdelset(&sa->sa_mask, faults[i]);
+    }
 }
 
 static bool is_dfl(const struct sigaction *act)
@@ -291,16 +308,17 @@ bool lp_sigchain_yielded(int signo)
            lp_load_acquire(&lp_state) == LP_STATE_READY;
 }
 
-bool lp_sigchain_rearm(int signo, void (*fn)(int, siginfo_t *, void *))
+void lp_sigchain_default_now(int signo)
 {
     sigaction_fn real = lp_load_acquire(&chain.real);
-    struct sigaction sa;
+    struct sigaction dfl;
 
-    if (!real || signo <= 0 || signo >= NSIGS ||
-        lp_load_acquire(&chain.sig[signo].mode) != (int)LP_SIGCHAIN_YIELD)
-        return false;
-    fill_ours(&sa, fn, LP_SIGCHAIN_YIELD);
-    return real(signo, &sa, NULL) == 0;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    if (real)
+        (void)real(signo, &dfl, NULL);
+    else
+        (void)signal(signo, SIG_DFL);
 }
 
 void lp_sigchain_take_back(int signo)

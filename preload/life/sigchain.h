@@ -32,10 +32,10 @@ bool lp_sigchain_program_handles(int signo);
 /* signo is a YIELD signal the program took over (ours stepped aside). */
 bool lp_sigchain_yielded(int signo);
 
-/* From our YIELD handler, which the kernel has just put back to SIG_DFL
- * (SA_RESETHAND): ours again, the program's view unchanged. False when
- * the signal is not ours as a YIELD signal, or the call failed. */
-bool lp_sigchain_rearm(int signo, void (*fn)(int, siginfo_t *, void *));
+/* From our YIELD handler, before it raises signo again to end the
+ * process: SIG_DFL in the kernel (the program's view is SIG_DFL already).
+ * SIGNAL-safe. */
+void lp_sigchain_default_now(int signo);
 
 /* Put ours back on such a signal, the program's view SIG_DFL (what glibc's
  * abort() sets once the program's handler returned). */
