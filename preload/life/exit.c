@@ -45,6 +45,7 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/life/process.h"
 #include "preload/life/snapshot_signal.h"
+#include "preload/life/sigchain.h"
 #include "preload/hot/snapshot.h"
 #include "preload/life/thread_registry.h"
 #include "preload/hot/track.h"
@@ -197,14 +198,9 @@ static void wait_for_report(void)
  */
 static void block_async_signals(void)
 {
-    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP,
-                                 SIGSYS};
     sigset_t all;
-    size_t i;
 
-    sigfillset(&all);
-    for (i = 0; i < LP_ARRAY_SIZE(faults); i++)
-        sigdelset(&all, faults[i]);
+    lp_sigset_all_but_faults(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
 }
 

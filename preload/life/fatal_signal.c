@@ -230,13 +230,8 @@ static void fatal_on_our_stack(void *arg)
  * whatever its origin. */
 static bool asynchronous(int signo, const siginfo_t *si)
 {
-    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP,
-                                 SIGSYS};
-    size_t i;
-
-    for (i = 0; i < LP_ARRAY_SIZE(faults); i++)
-        if (signo == faults[i])
-            return si && si->si_code <= 0; /* SI_USER, SI_QUEUE, ... */
+    if (lp_signal_faults(signo))
+        return si && si->si_code <= 0; /* SI_USER, SI_QUEUE, ... */
     return true;
 }
 

@@ -79,6 +79,27 @@ static sigaction_fn real_sigaction(void)
     return f;
 }
 
+static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+
+bool lp_signal_faults(int signo)
+{
+    size_t i;
+
+    for (i = 0; i < LP_ARRAY_SIZE(faults); i++)
+        if (signo == faults[i])
+            return true;
+    return false;
+}
+
+void lp_sigset_all_but_faults(sigset_t *set)
+{
+    size_t i;
+
+    sigfillset(set);
+    for (i = 0; i < LP_ARRAY_SIZE(faults); i++)
+        sigdelset(set, faults[i]);
+}
+
 static void fill_ours(struct sigaction *sa,
                       void (*fn)(int, siginfo_t *, void *),
                       enum lp_sigchain_mode mode)
@@ -88,10 +109,6 @@ static void fill_ours(struct sigaction *sa,
     sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa->sa_mask);
     if (mode == LP_SIGCHAIN_YIELD) {
-        static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-                                     SIGTRAP, SIGSYS};
-        size_t i;
-
         /* Ours stays on while it runs, and signals sent from outside
          * wait until it returns (the kernel blocks them as it enters):
          * with SA_RESETHAND, a second SIGTERM in the microseconds before
@@ -102,9 +119,7 @@ static void fill_ours(struct sigaction *sa,
          * The handler itself puts SIG_DFL back before it re-raises
          * (lp_sigchain_default_now). */
         sa->sa_flags |= SA_NODEFER;
-        sigfillset(&sa->sa_mask);
-        for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-            sigdelset(&sa->sa_mask, faults[i]);
+        lp_sigset_all_but_faults(&sa->sa_mask);
     }
 }
 

@@ -37,6 +37,14 @@ bool lp_sigchain_yielded(int signo);
  * SIGNAL-safe. */
 void lp_sigchain_default_now(int signo);
 
+/* The signals an instruction's fault raises (SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE, SIGTRAP, SIGSYS): the ones that must stay deliverable while
+ * everything sent from outside is held. SIGNAL-safe. */
+bool lp_signal_faults(int signo);
+
+/* Every signal but those. SIGNAL-safe. */
+void lp_sigset_all_but_faults(sigset_t *set);
+
 /* Put ours back on such a signal, the program's view SIG_DFL (what glibc's
  * abort() sets once the program's handler returned). */
 void lp_sigchain_take_back(int signo);
