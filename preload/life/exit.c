@@ -243,6 +243,7 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         block_async_signals();
         lp_store_release(&report_ending, 1);
     }
+    lp_signal_close();
     if (lp_load_acquire(&lp_state) != LP_STATE_READY) {
         lp_store_release(&report_finished, 1);
         return;
@@ -264,6 +265,13 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
      * free or fork: the real heap is left alone from here on. */
     if (lp_exit_heap_needed())
         (void)lp_exit_heap_take();
+    /* A snapshot asked for and not made yet, of the heap as the program
+     * left it: before the runtime's buffers go. */
+    if (how != LP_EXIT_SIGNAL) {
+        lp_guard_held = true;
+        lp_signal_finish_pending();
+        lp_guard_restore(false);
+    }
     /* Its frees are the program's: before the guard. */
     if (how == LP_EXIT_NORMAL) {
         lp_threads_settle(); /* a thread joined a moment ago is gone */
@@ -284,8 +292,6 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     if (how == LP_EXIT_QUICK && lp_config.freeres >= 0)
         forget_runtime_buffers();
     lp_guard_hold_forever();
-    if (how != LP_EXIT_SIGNAL)
-        lp_signal_finish_pending();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);
     /* Where this thread's live stack begins, for the scan. */

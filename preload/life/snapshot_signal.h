@@ -18,8 +18,12 @@ void lp_signal_start_dumper(void);
  * demand. */
 void lp_signal_atfork_child(void);
 
-/* At exit (guard held for good): serve a snapshot request the dumper has
- * not, after any dump under way. */
+/* At exit, before anything the dumper uses is torn down: no dump from
+ * the dumper thread any more; one under way ends first (bounded). */
+void lp_signal_close(void);
+
+/* At exit (guard held, after lp_signal_close): serve a snapshot request
+ * the dumper has not, after any dump under way. */
 void lp_signal_finish_pending(void);
 
 #endif /* LP_PRELOAD_SIGNAL_H */
