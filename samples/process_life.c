@@ -61,6 +61,10 @@
  *                                  run and joined, 20,000 blocks kept:
  *                                  raise SIGUSR1 (a handler counts it)
  *                                  and return at once, "done 1"
+ *   process_life snapshot_exec     keep 20,000 blocks, raise SIGUSR1 (a
+ *                                  handler counts it), exec a program that
+ *                                  is not there (fails), raise it again,
+ *                                  exec echo: "exec failed, 1" and "execd"
  */
 #define _GNU_SOURCE /* close_range, closefrom */
 #include <fcntl.h>
@@ -506,6 +510,25 @@ static int snapshot_at_exit(void)
     return 0;
 }
 
+static int snapshot_exec(void)
+{
+    pthread_t t;
+    size_t i;
+
+    signal(SIGUSR1, on_usr1_count);
+    if (pthread_create(&t, NULL, nothing, NULL) == 0)
+        pthread_join(t, NULL);
+    for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        kept[i] = malloc(16 + i % 64);
+    raise(SIGUSR1);
+    execl("/nonexistent/program", "program", (char *)NULL);
+    printf("exec failed, %d\n", (int)got);
+    fflush(stdout);
+    raise(SIGUSR1);
+    execl("/bin/echo", "echo", "execd", (char *)NULL);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -550,6 +573,8 @@ int main(int argc, char **argv)
         return sleepers();
     if (!strcmp(c, "snapshot_at_exit"))
         return snapshot_at_exit();
+    if (!strcmp(c, "snapshot_exec"))
+        return snapshot_exec();
     fprintf(stderr, "usage: process_life CASE\n");
     return 2;
 }

@@ -29,6 +29,7 @@
 
 #include "preload/hot/massif_state.h"
 #include "preload/scan/report_log.h"
+#include "preload/life/snapshot_signal.h"
 #include "preload/lp.h"
 
 extern char **environ;
@@ -76,6 +77,16 @@ void lp_exec_hooks_init(void)
         } \
     } while (0)
 
+/* What an exec that returned (it failed) leaves to undo. */
+static int exec_failed(int rc)
+{
+    int e = errno;
+
+    lp_signal_exec_failed();
+    errno = e;
+    return rc;
+}
+
 LP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     execve_fn *f = REAL(execve);
@@ -84,9 +95,10 @@ LP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
         errno = ENOSYS;
         return -1;
     }
+    lp_signal_before_exec();
     lp_report_log_before_exec();
     lp_massif_write_before_exec();
-    WITH_ENV(envp, env, f(path, argv, env));
+    WITH_ENV(envp, env, exec_failed(f(path, argv, env)));
 }
 
 LP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -97,9 +109,10 @@ LP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
         errno = ENOSYS;
         return -1;
     }
+    lp_signal_before_exec();
     lp_report_log_before_exec();
     lp_massif_write_before_exec();
-    WITH_ENV(envp, env, f(file, argv, env));
+    WITH_ENV(envp, env, exec_failed(f(file, argv, env)));
 }
 
 LP_EXPORT int execv(const char *path, char *const argv[])
@@ -120,9 +133,10 @@ LP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
         errno = ENOSYS;
         return -1;
     }
+    lp_signal_before_exec();
     lp_report_log_before_exec();
     lp_massif_write_before_exec();
-    WITH_ENV(envp, env, f(fd, argv, env));
+    WITH_ENV(envp, env, exec_failed(f(fd, argv, env)));
 }
 
 LP_EXPORT int posix_spawn(pid_t *pid, const char *path,

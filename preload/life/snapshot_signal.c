@@ -54,6 +54,7 @@
 #include "preload/hot/snapshot.h"
 #include "preload/life/diag.h"
 #include "preload/life/fd_guard.h"
+#include "preload/life/process.h"
 #include "preload/life/sigchain.h"
 #include "preload/hot/track.h"
 #include "report/signame.h"
@@ -311,6 +312,37 @@ void lp_signal_init(void)
     else if (rc == -EPERM)
         lp_diag("snapshot_signal %d is ignored (SIG_IGN inherited): no "
                 "snapshots on it", signo);
+}
+
+/*
+ * An exec replaces the process image: a dump under way ends first and a
+ * request still pending is served here, or an exec right after the
+ * signal lost the snapshot, or killed the dumper half-way (a temporary
+ * massif.out.PID.N.tmp.PID left in the directory, the live report
+ * missing). Not from a vfork child (its parent's memory), nor where this
+ * thread may hold what a dump needs (inside our bookkeeping or glibc's
+ * allocator: a handler's exec).
+ */
+void lp_signal_before_exec(void)
+{
+    if (!sig.installed || getpid() != lp_process.pid || lp_guard_held ||
+        lp_in_libc != 0 || lp_load_acquire(&lp_state) != LP_STATE_READY)
+        return;
+    lp_signal_close();
+    lp_guard_held = true;
+    lp_signal_finish_pending();
+    lp_guard_restore(false);
+}
+
+/* The exec failed and the program goes on: snapshots again. */
+void lp_signal_exec_failed(void)
+{
+    if (!__atomic_load_n(&sig.closed, __ATOMIC_SEQ_CST) ||
+        getpid() != lp_process.pid)
+        return;
+    __atomic_store_n(&sig.closed, 0, __ATOMIC_SEQ_CST);
+    if (lp_load_acquire(&sig.running) && lp_load_acquire(&sig.requests))
+        wake(); /* a request that came while closed */
 }
 
 void lp_signal_atfork_child(void)

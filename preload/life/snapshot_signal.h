@@ -22,6 +22,11 @@ void lp_signal_atfork_child(void);
  * the dumper thread any more; one under way ends first (bounded). */
 void lp_signal_close(void);
 
+/* Around an exec: the snapshot asked for before it is made (and one under
+ * way ends) before the image goes; if the exec fails, snapshots resume. */
+void lp_signal_before_exec(void);
+void lp_signal_exec_failed(void);
+
 /* At exit (guard held, after lp_signal_close): serve a snapshot request
  * the dumper has not, after any dump under way. */
 void lp_signal_finish_pending(void);
