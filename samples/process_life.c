@@ -493,18 +493,25 @@ static void *nothing(void *arg) { return arg; }
 
 static void *kept[20000];
 
-static int snapshot_at_exit(void)
+/* SIGUSR1 counted, a thread run and joined (under leakprof the dumper
+ * thread starts with it), kept[] filled. */
+static void keep_with_dumper(void)
 {
     pthread_t t;
     size_t i;
 
-    if (!setlocale(LC_ALL, "C.UTF-8"))
-        printf("no C.UTF-8 locale\n");
     signal(SIGUSR1, on_usr1_count);
     if (pthread_create(&t, NULL, nothing, NULL) == 0)
         pthread_join(t, NULL);
     for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
         kept[i] = malloc(16 + i % 64);
+}
+
+static int snapshot_at_exit(void)
+{
+    if (!setlocale(LC_ALL, "C.UTF-8"))
+        printf("no C.UTF-8 locale\n");
+    keep_with_dumper();
     raise(SIGUSR1);
     printf("done %d\n", (int)got);
     return 0;
@@ -512,14 +519,7 @@ static int snapshot_at_exit(void)
 
 static int snapshot_exec(void)
 {
-    pthread_t t;
-    size_t i;
-
-    signal(SIGUSR1, on_usr1_count);
-    if (pthread_create(&t, NULL, nothing, NULL) == 0)
-        pthread_join(t, NULL);
-    for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
-        kept[i] = malloc(16 + i % 64);
+    keep_with_dumper();
     raise(SIGUSR1);
     execl("/nonexistent/program", "program", (char *)NULL);
     printf("exec failed, %d\n", (int)got);
