@@ -243,7 +243,6 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         block_async_signals();
         lp_store_release(&report_ending, 1);
     }
-    lp_signal_close();
     if (lp_load_acquire(&lp_state) != LP_STATE_READY) {
         lp_store_release(&report_finished, 1);
         return;
@@ -261,6 +260,9 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         lp_store_release(&report_finished, 1);
         return;
     }
+    /* No dump from the dumper thread from here on; one under way ends
+     * first. Not above: a dump may wait for a lock this thread holds. */
+    lp_signal_close();
     /* exit() from a signal handler that interrupted this thread's malloc,
      * free or fork: the real heap is left alone from here on. */
     if (lp_exit_heap_needed())
