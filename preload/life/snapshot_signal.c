@@ -11,9 +11,10 @@
  * tracked), sleeps in read(2) and, per wake-up, writes massif.out.PID.N
  * (N = 1, 2, ...) and a live leak report. Requests that arrive while a
  * dump runs are coalesced into the next one. A request the dumper has not
- * served when the process exits (a signal just before the end, or one
- * whose dumper was still to start) is served by the exit, before its own
- * report: a snapshot asked for is never lost.
+ * served when the process exits or execs (a signal just before the end,
+ * or one whose dumper was still to start) is served by the exit, before
+ * its own report, or by the exec hook: a snapshot asked for is never
+ * lost.
  *
  * The dumper is not started with the process: a thread of ours would make
  * every process multithreaded (glibc's locked allocator paths, unshare -U
@@ -69,7 +70,7 @@ static struct {
     int starting;  /* start_dumper claimed (once per process) */
     bool running;  /* the dumper thread exists */
     int dumping;   /* the dumper is serving requests (set before it takes them) */
-    int closed;    /* the exit has begun: the dumper serves nothing more */
+    int closed;    /* an exit or exec has begun: the dumper serves nothing */
     pid_t dumper_tid;
     bool told_chained;
     unsigned *nthreads; /* glibc's __nptl_nthreads, or NULL */
@@ -148,14 +149,15 @@ static bool wait_pipe(int fd)
 #define FINISH_WAIT_MS 10000
 
 /*
- * The exit's report begins: from here on the dumper makes no dump, and
- * one under way ends first (bounded). Before the exit runs glibc's
- * freeres, which unmaps the locale files the dumper's thread-local ctype
- * tables point into (the calling thread's alone are reset): a snapshot
- * being written then crashed the process in snprintf's "%.2f" (timeout(1)
- * given SIGUSR1 while it exited, 1 run in 40), and before the final leak
- * check, which a live one must not overlap. Not waited for from the
- * dumper itself (a fault inside a dump).
+ * An exit's report or an exec begins: from here on the dumper makes no
+ * dump, and one under way ends first (bounded: it must not keep the
+ * process). At exit, before glibc's freeres, which unmaps the locale
+ * files the dumper's thread-local ctype tables point into (the calling
+ * thread's alone are reset): a snapshot being written then crashed the
+ * process in snprintf's "%.2f" (timeout(1) given SIGUSR1 while it exited,
+ * 1 run in 40), and before the final leak check, which a live one must
+ * not overlap. Not waited for from the dumper itself (a fault inside a
+ * dump).
  */
 void lp_signal_close(void)
 {
@@ -171,15 +173,10 @@ void lp_signal_close(void)
         nanosleep(&ms, NULL);
 }
 
+/* After lp_signal_close (which waited for a dump under way): what is
+ * left is served here. */
 void lp_signal_finish_pending(void)
 {
-    struct timespec ms = {0, 1000 * 1000};
-    unsigned i;
-
-    /* A dump under way ends first (bounded: it must not keep the
-     * process), then what is left is served here. */
-    for (i = 0; i < FINISH_WAIT_MS && lp_load_acquire(&sig.dumping); i++)
-        nanosleep(&ms, NULL);
     if (lp_xchg_acq_rel(&sig.requests, 0) != 0)
         dump();
 }
