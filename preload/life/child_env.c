@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 extern char **environ;
 
@@ -121,6 +122,43 @@ static bool edit_in_place(const char *name, const char *line)
     return true;
 }
 
+/*
+ * Whether an LD_PRELOAD element (len bytes at e) names this library: by
+ * its file name, or as the same file under another name (a renamed or
+ * versioned copy, a link to it: such a copy was kept in LD_PRELOAD and
+ * every child traced with trace_children=no).
+ */
+static bool element_is_us(const char *e, size_t len)
+{
+    static int known; /* 0: not looked up, 1: self_st holds us, -1: none */
+    static struct stat self_st;
+    const char *base = e;
+    char path[ENV_MAX];
+    struct stat st;
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if (e[i] == '/')
+            base = e + i + 1;
+    if ((size_t)(e + len - base) == strlen("libleakprof.so") &&
+        strncmp(base, "libleakprof.so", strlen("libleakprof.so")) == 0)
+        return true;
+    if (known == 0) {
+        Dl_info di;
+
+        known = dladdr((void *)(uintptr_t)element_is_us, &di) &&
+                        di.dli_fname && stat(di.dli_fname, &self_st) == 0
+                    ? 1
+                    : -1;
+    }
+    if (known < 0 || len == 0 || len >= sizeof(path))
+        return false;
+    memcpy(path, e, len);
+    path[len] = '\0';
+    return stat(path, &st) == 0 && st.st_ino == self_st.st_ino &&
+           st.st_dev == self_st.st_dev;
+}
+
 void lp_child_env_untraced(void)
 {
     static char line[sizeof("LD_PRELOAD=") + ENV_MAX];
@@ -134,10 +172,9 @@ void lp_child_env_untraced(void)
     strcpy(buf, v);
     o = (size_t)snprintf(line, sizeof(line), "LD_PRELOAD=");
     for (tok = strtok_r(buf, ": ", &save); tok; tok = strtok_r(NULL, ": ", &save)) {
-        const char *base = strrchr(tok, '/');
         bool first = line[o - 1] == '=';
 
-        if (strcmp(base ? base + 1 : tok, "libleakprof.so") == 0)
+        if (element_is_us(tok, strlen(tok)))
             continue;
         o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s",
                               first ? "" : ":", tok);
@@ -235,21 +272,15 @@ size_t lp_child_env_count(char *const *envp)
     return n;
 }
 
-/* Whether the value v of an LD_PRELOAD names libleakprof.so. */
+/* Whether the value v of an LD_PRELOAD names this library. */
 static bool names_us(const char *v)
 {
     const char *p = v;
 
     while (*p) {
         size_t len = strcspn(p, ": ");
-        const char *base = p;
-        size_t i;
 
-        for (i = 0; i < len; i++)
-            if (p[i] == '/')
-                base = p + i + 1;
-        if ((size_t)(p + len - base) == strlen("libleakprof.so") &&
-            strncmp(base, "libleakprof.so", strlen("libleakprof.so")) == 0)
+        if (element_is_us(p, len))
             return true;
         p += len;
         p += strspn(p, ": ");

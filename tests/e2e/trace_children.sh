@@ -126,3 +126,18 @@ for mode in no yes; do
     check "exec forms, trace-children=$mode: $want reports" [ "$(cat fm.* | grep -c 'HEAP SUMMARY')" = $want ]
 done
 check "exec forms: six exec'd copies lose their 333 bytes" [ "$(cat fm.* | grep -c 'definitely lost: 333 bytes in 1 blocks')" = 6 ]
+
+# The library under another file name (a renamed or versioned copy): with
+# trace_children=no an exec'd program still runs without it (it was kept
+# in LD_PRELOAD, known by its file name only: every child traced), and
+# with yes it is passed on once, not twice.
+cp "$LIB" "$WORK/renamed_lp.so"
+for mode in no yes; do
+    rm -f rn.*
+    env LEAKPROF_OPTIONS="massif=0:log=$WORK/rn.%p:trace_children=$mode" LD_PRELOAD="$WORK/renamed_lp.so" \
+        ./exec_forms >"rn_$mode.out" 2>/dev/null; rc=$?
+    check "renamed library, trace-children=$mode: same stdout and status as native" \
+        sh -c "cmp -s forms_native.out rn_$mode.out && [ $rc = $forms_rc ]"
+    want=1; [ $mode = yes ] && want=7
+    check "renamed library, trace-children=$mode: $want reports" [ "$(cat rn.* | grep -c 'HEAP SUMMARY')" = $want ]
+done
