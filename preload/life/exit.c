@@ -260,20 +260,18 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         lp_store_release(&report_finished, 1);
         return;
     }
-    /* No dump from the dumper thread from here on; one under way ends
-     * first. Not above: a dump may wait for a lock this thread holds. */
-    lp_signal_close();
     /* exit() from a signal handler that interrupted this thread's malloc,
      * free or fork: the real heap is left alone from here on. */
     if (lp_exit_heap_needed())
         (void)lp_exit_heap_take();
-    /* A snapshot asked for and not made yet, of the heap as the program
-     * left it: before the runtime's buffers go. */
-    if (how != LP_EXIT_SIGNAL) {
-        lp_guard_held = true;
-        lp_signal_finish_pending();
-        lp_guard_restore(false);
-    }
+    /* No dump from the dumper thread from here on (one under way ends
+     * first), and a snapshot asked for and not made yet is made here, of
+     * the heap as the program left it: before the runtime's buffers go.
+     * Not above: a dump may wait for a lock this thread holds. */
+    if (how != LP_EXIT_SIGNAL)
+        lp_signal_close_and_serve();
+    else
+        lp_signal_close();
     /* Its frees are the program's: before the guard. */
     if (how == LP_EXIT_NORMAL) {
         lp_threads_settle(); /* a thread joined a moment ago is gone */

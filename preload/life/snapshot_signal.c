@@ -70,7 +70,7 @@ static struct {
     int starting;  /* start_dumper claimed (once per process) */
     bool running;  /* the dumper thread exists */
     int dumping;   /* the dumper is serving requests (set before it takes them) */
-    int closed;    /* an exit or exec has begun: the dumper serves nothing */
+    int closed;    /* CLOSED_EXIT or _EXEC: the dumper serves nothing */
     pid_t dumper_tid;
     bool told_chained;
     unsigned *nthreads; /* glibc's __nptl_nthreads, or NULL */
@@ -146,7 +146,10 @@ static bool wait_pipe(int fd)
     return n > 0;
 }
 
-#define FINISH_WAIT_MS 10000
+#define CLOSE_WAIT_MS 10000
+
+#define CLOSED_EXIT 1
+#define CLOSED_EXEC 2 /* reopened if the exec fails */
 
 /*
  * An exit's report or an exec begins: from here on the dumper makes no
@@ -159,26 +162,36 @@ static bool wait_pipe(int fd)
  * not overlap. Not waited for from the dumper itself (a fault inside a
  * dump).
  */
-void lp_signal_close(void)
+static void close_dumper(int why)
 {
     struct timespec ms = {0, 1000 * 1000};
     unsigned i;
 
-    __atomic_store_n(&sig.closed, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&sig.closed, why, __ATOMIC_SEQ_CST);
     if (lp_load_acquire(&sig.dumper_tid) == (pid_t)gettid())
         return;
-    for (i = 0; i < FINISH_WAIT_MS &&
+    for (i = 0; i < CLOSE_WAIT_MS &&
                 __atomic_load_n(&sig.dumping, __ATOMIC_SEQ_CST);
          i++)
         nanosleep(&ms, NULL);
 }
 
-/* After lp_signal_close (which waited for a dump under way): what is
- * left is served here. */
-void lp_signal_finish_pending(void)
+/* After close_dumper: what is left is served here, our allocations
+ * untracked (the guard is free: the callers checked). */
+static void serve_pending(void)
 {
+    lp_guard_held = true;
     if (lp_xchg_acq_rel(&sig.requests, 0) != 0)
         dump();
+    lp_guard_restore(false);
+}
+
+void lp_signal_close(void) { close_dumper(CLOSED_EXIT); }
+
+void lp_signal_close_and_serve(void)
+{
+    close_dumper(CLOSED_EXIT);
+    serve_pending();
 }
 
 static void *dumper_main(void *arg)
@@ -325,19 +338,20 @@ void lp_signal_before_exec(void)
     if (!sig.installed || getpid() != lp_process.pid || lp_guard_held ||
         lp_in_libc != 0 || lp_load_acquire(&lp_state) != LP_STATE_READY)
         return;
-    lp_signal_close();
-    lp_guard_held = true;
-    lp_signal_finish_pending();
-    lp_guard_restore(false);
+    close_dumper(CLOSED_EXEC);
+    serve_pending();
 }
 
-/* The exec failed and the program goes on: snapshots again. */
+/* The exec failed and the program goes on: snapshots again (unless an
+ * exit closed the dumper meanwhile: that stays). */
 void lp_signal_exec_failed(void)
 {
-    if (!__atomic_load_n(&sig.closed, __ATOMIC_SEQ_CST) ||
-        getpid() != lp_process.pid)
+    int was = CLOSED_EXEC;
+
+    if (getpid() != lp_process.pid ||
+        !__atomic_compare_exchange_n(&sig.closed, &was, 0, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         return;
-    __atomic_store_n(&sig.closed, 0, __ATOMIC_SEQ_CST);
     if (lp_load_acquire(&sig.running) && lp_load_acquire(&sig.requests))
         wake(); /* a request that came while closed */
 }

@@ -18,18 +18,16 @@ void lp_signal_start_dumper(void);
  * demand. */
 void lp_signal_atfork_child(void);
 
-/* At exit (or exec), before anything the dumper uses is torn down: no
- * dump from the dumper thread any more; one under way ends first
- * (bounded). */
+/* At exit, before anything the dumper uses is torn down: no dump from
+ * the dumper thread any more; one under way ends first (bounded). The
+ * second also serves a request still pending, in the calling thread
+ * (guard free). */
 void lp_signal_close(void);
+void lp_signal_close_and_serve(void);
 
 /* Around an exec: the snapshot asked for before it is made (and one under
  * way ends) before the image goes; if the exec fails, snapshots resume. */
 void lp_signal_before_exec(void);
 void lp_signal_exec_failed(void);
-
-/* At exit (guard held, after lp_signal_close): serve a snapshot request
- * the dumper has not. */
-void lp_signal_finish_pending(void);
 
 #endif /* LP_PRELOAD_SIGNAL_H */
