@@ -156,20 +156,6 @@ static bool publish(struct lp_stack *s)
     return true;
 }
 
-/* Map a fresh slab's pages now, in one call: one trap per page as
- * records fill it costs more (a program with 100,000s of stacks). Only
- * from a shard's second slab on, so a program with few stacks does not
- * commit memory it will not use. An old kernel without
- * MADV_POPULATE_WRITE faults them in as before. */
-static void populate(unsigned char *p, size_t size)
-{
-    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
-
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-}
-
 /* A record of n frames from shard si's slab; call with its lock held. */
 static struct lp_stack *record_new(unsigned si, unsigned n)
 {
@@ -186,8 +172,12 @@ static struct lp_stack *record_new(unsigned si, unsigned n)
             return NULL;
         }
         shards[si].bump_end = shards[si].bump + SLAB_SIZE;
+        /* Its pages now, in one call (lp_populate): a program
+         * with 100,000s of stacks fills slab after slab. Only from a
+         * shard's second slab on, so a program with few stacks does not
+         * commit memory it will not use. */
         if (shards[si].slabs++ > 0)
-            populate(shards[si].bump, SLAB_SIZE);
+            lp_populate(shards[si].bump, SLAB_SIZE);
     }
     s = (struct lp_stack *)(void *)shards[si].bump;
     shards[si].bump += size;
@@ -274,7 +264,7 @@ static struct stack_index *index_new(size_t slots)
 
     if (x) {
         if (size >= 65536)
-            populate((unsigned char *)x, size); /* every page gets written */
+            lp_populate(x, size); /* every page gets written */
         x->mask = slots - 1;
     }
     return x;

@@ -114,14 +114,8 @@ static void back_big(void *p, size_t size)
 {
     if (size >= BIG_ARRAY)
         (void)madvise(p, size, MADV_HUGEPAGE);
-    if (size >= POPULATE_FROM) {
-        /* The arena's smaller blocks need not start on a page. */
-        uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-        uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
-
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-    }
+    if (size >= POPULATE_FROM)
+        lp_populate(p, size);
 }
 
 /* The old array's pages already copied, given back while the copy goes

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "preload/hot/arena.h"
 #include "preload/hot/table.h"
@@ -232,6 +233,46 @@ static void test_arena_remap_keeps_contents_and_range(void **state)
     assert_null(lp_arena_remap(lp_arena_alloc(4096), 4096, big));
 }
 
+/* Past its first chunks of small pages the arena carves from 2 MiB
+ * chunks aligned for a huge page each (arena.c): blocks of the largest
+ * class it packs fill such a chunk exactly, one after the other from its
+ * aligned start, zeroed, all recorded for the scan. */
+static void test_arena_chunks_become_huge_page_aligned(void **state)
+{
+    enum { N = 160, PER = 32 }; /* PER blocks of 64 KiB fill 2 MiB */
+    const size_t cls = 64 << 10, huge = 2 << 20;
+    unsigned char *p[N];
+    unsigned i, k, starts = 0;
+
+    (void)state;
+    /* Past the small chunks first (4 of 1 MiB), whatever this process
+     * took from the arena before; then 10 MiB. */
+    for (i = 0; i < 72; i++)
+        assert_non_null(lp_arena_alloc(cls));
+    for (i = 0; i < N; i++) {
+        size_t j;
+
+        p[i] = lp_arena_alloc(cls);
+        assert_non_null(p[i]);
+        for (j = 0; j < cls; j += 4096)
+            assert_int_equal(p[i][j], 0);
+        memset(p[i], 0xab, cls); /* a later block must not overlap */
+        assert_true(lp_arena_owns((uintptr_t)p[i]));
+        assert_true(lp_arena_owns((uintptr_t)p[i] + cls - 1));
+    }
+    for (i = 0; i + PER <= N; i++) {
+        if ((uintptr_t)p[i] & (huge - 1))
+            continue;
+        /* A chunk's start: its 31 successors follow it in place. */
+        for (k = 1; k < PER; k++)
+            assert_ptr_equal(p[i + k], p[i] + k * cls);
+        assert_true(lp_arena_owns((uintptr_t)p[i] + huge - 1));
+        starts++;
+        i += PER - 1;
+    }
+    assert_true(starts >= N / PER - 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_table_slot_keeps_every_field),
         cmocka_unit_test(test_table_grows_in_place_without_losing_blocks),
         cmocka_unit_test(test_arena_remap_keeps_contents_and_range),
+        cmocka_unit_test(test_arena_chunks_become_huge_page_aligned),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }
