@@ -15,7 +15,7 @@
  * with 100,000s of stacks, whose records are written once each on fresh
  * memory and read at random. python3 work.py (170,000 stacks, 49 MB of
  * records): one fault per 2 MiB instead of per 4 KiB, and a TLB entry
- * per 2 MiB; 4-8% of its run (medians of 15 interleaved runs).
+ * per 2 MiB; 3-6% of its run (medians of 15-21 interleaved runs).
  * Context: HOT (rare), any thread.
  */
 #include "preload/hot/arena.h"
