@@ -73,13 +73,13 @@ static void *map_aligned(size_t size, size_t align)
         return NULL;
     }
     if (extra) {
-        /* Keep the aligned size bytes, give back what is around them. */
+        /* Keep the aligned size bytes, give back what is around them
+         * (the tail is never empty: at < lo + align). */
         uintptr_t lo = (uintptr_t)p, at = (lo + align - 1) & ~(align - 1);
 
         if (at > lo)
             (void)munmap(p, at - lo);
-        if (at + size < lo + size + extra)
-            (void)munmap((void *)(at + size), lo + extra - at);
+        (void)munmap((void *)(at + size), lo + extra - at);
         p = (void *)at;
     }
     if (arena.nranges < MAX_RANGES) {
