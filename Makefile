@@ -111,6 +111,11 @@ $(O)/samples/reach_own_libunwind: samples/reach_own_libunwind.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -Wl,--no-as-needed -lunwind
 
+# A program that uses libm (its data is the program's; libunwind's is not).
+$(O)/samples/reach_our_libs: samples/reach_our_libs.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -Wl,--no-as-needed -lm
+
 # A sample whose linked library allocates in its constructor.
 $(O)/samples/libctorlib.so: samples/lib/ctorlib.c
 	@mkdir -p $(dir $@)

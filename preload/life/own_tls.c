@@ -25,76 +25,20 @@
  */
 #include "preload/life/own_tls.h"
 
+#include "preload/life/unwind_dep.h"
+
 #include <dlfcn.h>
 #include <link.h>
-#include <string.h>
 
 unsigned lp_own_tls_bytes;
 uintptr_t lp_own_tls_rtld_lo, lp_own_tls_rtld_hi;
 
-static uintptr_t self_lo, self_hi;
 static unsigned lazy_bytes; /* modules our dlopens added, before init too */
 
-/* The object with TLS that ld.so loads for us at start, by the name we
- * link it by. */
-#define OUR_TLS_DEP "libunwind.so.8"
-
-static bool is_ours(const char *path)
-{
-    const char *base = path ? strrchr(path, '/') : NULL;
-
-    return path && strcmp(base ? base + 1 : path, OUR_TLS_DEP) == 0;
-}
-
-/* The object's dynamic section, or NULL. */
-static const ElfW(Dyn) *dynamic_of(const struct dl_phdr_info *info)
-{
-    int i;
-
-    for (i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            return (const ElfW(Dyn) *)(info->dlpi_addr +
-                                       info->dlpi_phdr[i].p_vaddr);
-    return NULL;
-}
-
-/* Whether the object names soname among its DT_NEEDED. glibc relocates
- * DT_STRTAB in place in a writable dynamic section (the vDSO's is left
- * as the file has it: an offset). */
-static bool needs(const struct dl_phdr_info *info, const char *soname)
-{
-    const ElfW(Dyn) *d = dynamic_of(info), *e;
-    uintptr_t strtab = 0;
-
-    if (d == NULL)
-        return false;
-    for (e = d; e->d_tag != DT_NULL; e++)
-        if (e->d_tag == DT_STRTAB)
-            strtab = (uintptr_t)e->d_un.d_ptr;
-    if (strtab == 0)
-        return false;
-    if (strtab < info->dlpi_addr)
-        strtab += info->dlpi_addr;
-    for (e = d; e->d_tag != DT_NULL; e++)
-        if (e->d_tag == DT_NEEDED &&
-            strcmp((const char *)strtab + e->d_un.d_val, soname) == 0)
-            return true;
-    return false;
-}
-
 struct census {
-    bool ask;             /* init: does anyone but us need OUR_TLS_DEP? */
-    bool needed_by_other;
-    unsigned tls_ours;    /* OUR_TLS_DEP, if loaded with its TLS module */
-    unsigned tls_all;     /* every object with a TLS module */
+    unsigned tls_ours; /* libunwind, if loaded with its TLS module */
+    unsigned tls_all;  /* every object with a TLS module */
 };
-
-static bool is_self(const struct dl_phdr_info *info)
-{
-    uintptr_t d = (uintptr_t)dynamic_of(info);
-
-    return d >= self_lo && d < self_hi;
-}
 
 static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -103,12 +47,9 @@ static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     if (info->dlpi_tls_modid != 0) {
         c->tls_all++;
-        if (is_ours(info->dlpi_name))
+        if (lp_unwind_dep_is(info->dlpi_name))
             c->tls_ours++;
     }
-    if (c->ask && !is_self(info) && !is_ours(info->dlpi_name) &&
-        needs(info, OUR_TLS_DEP))
-        c->needed_by_other = true;
     return 0;
 }
 
@@ -123,12 +64,8 @@ static unsigned tls_modules(void)
 void lp_own_tls_init(void)
 {
     struct dl_find_object obj;
-    struct census c = { .ask = true };
+    struct census c = { 0 };
 
-    if (_dl_find_object((void *)(uintptr_t)&lp_own_tls_init, &obj) == 0) {
-        self_lo = (uintptr_t)obj.dlfo_map_start;
-        self_hi = (uintptr_t)obj.dlfo_map_end;
-    }
     /* _r_debug is ld.so's (_dl_find_object itself is libc's). */
     if (_dl_find_object((void *)(uintptr_t)&_r_debug, &obj) != 0)
         return; /* ld.so not found: leave the figures as they are */
@@ -136,7 +73,8 @@ void lp_own_tls_init(void)
     lp_own_tls_rtld_hi = (uintptr_t)obj.dlfo_map_end;
     dl_iterate_phdr(count_cb, &c);
     lp_store_relaxed(&lp_own_tls_bytes,
-                     (c.needed_by_other ? 0 : 16 * c.tls_ours) + lazy_bytes);
+                     (lp_unwind_dep_shared() ? 0 : 16 * c.tls_ours) +
+                         lazy_bytes);
 }
 
 unsigned lp_own_tls_count_before(void)

@@ -22,6 +22,7 @@
 #include "preload/scan/blocks.h"
 #include "preload/scan/classify.h"
 #include "preload/scan/heap_walk.h"
+#include "preload/scan/own_objects.h"
 #include "preload/scan/proc_maps.h"
 
 #include <dlfcn.h>
@@ -54,12 +55,12 @@ struct range {
 };
 
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
-/* libleakprof.so's whole mapped range, found once: the file-backed
- * segments and the anonymous pages of its .bss after them, which
- * /proc/self/maps shows without a path (the unwinder's memos are there,
- * with rbp values copied off the program's stack: stale pointers the
- * program itself no longer holds). An exclusion by path missed them. */
-static uintptr_t self_lo, self_hi;
+/* The objects that are ours (own_objects.h), found before each stop:
+ * their whole ranges, the anonymous pages of their .bss included, which
+ * /proc/self/maps shows without a path (an exclusion by path missed
+ * them). Under scan_lock. */
+static struct lp_own_range own_objs[LP_OWN_OBJECTS_MAX];
+static size_t own_nobjs;
 
 /* --- the root set -------------------------------------------------------- */
 
@@ -457,8 +458,8 @@ static void collect_roots(struct roots *r, const struct lp_pmap *info,
     for (i = 0; i < nown; i++)
         exclude(r, (uintptr_t)own[i].p, (uintptr_t)own[i].p + own[i].len);
     lp_arena_for_each_range(exclude_arena, r);
-    if (self_hi > self_lo)
-        exclude(r, self_lo, self_hi);
+    for (i = 0; i < own_nobjs; i++)
+        exclude(r, own_objs[i].lo, own_objs[i].hi);
     lp_threads_for_each(thread_roots, r);
     exclude_malloc_state(r, info);
 
@@ -554,16 +555,6 @@ static void scan_minus_excluded(struct lp_scan_core *c, const struct roots *r,
         lp_scan_core_root(c, lo, hi);
 }
 
-static void find_self(void)
-{
-    struct dl_find_object obj;
-
-    if (self_hi == 0 && _dl_find_object((void *)(uintptr_t)lp_scan_run, &obj) == 0) {
-        self_lo = (uintptr_t)obj.dlfo_map_start;
-        self_hi = (uintptr_t)obj.dlfo_map_end;
-    }
-}
-
 static int scan(struct lp_scan *out, bool final);
 
 int lp_scan_run(struct lp_scan *out)
@@ -593,7 +584,7 @@ LP_NOINLINE static int scan(struct lp_scan *out, bool final)
 
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&scan_lock);
-    find_self();
+    own_nobjs = lp_own_objects(own_objs);
     if (lp_scan_blocks_reserve(&bb, lp_table_count() + 1024) != 0) {
         rc = -ENOMEM;
         goto unmap;

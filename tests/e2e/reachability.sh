@@ -69,6 +69,9 @@ reach reach_dead_frame whole
 # Our own .bss (the unwinder's memos hold rbp values copied off the
 # program's stack) is no root, though /proc/self/maps shows it unnamed.
 reach reach_stale_rbp whole
+# Nor is libunwind's memory while the program does not use libunwind
+# itself: only we load it (Memcheck has no libunwind in the process).
+reach reach_our_libs whole
 reach reach_self whole
 reach reach_cycles whole
 reach reach_unaligned whole
