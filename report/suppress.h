@@ -87,10 +87,13 @@ int lp_supp_load_string(struct lp_supp *supp, const char *name,
  * the number added, or -1 (out of memory).
  */
 int lp_supp_add_builtin(struct lp_supp *supp);
-/* The same; runtime_freed false leaves out what the runtime's freeres
- * would have freed, lp-stdio-buffer and lp-libstdcxx-eh-pool (a process
- * dying of a signal: Valgrind frees nothing then, Memcheck shows them). */
-int lp_supp_add_builtin_for(struct lp_supp *supp, bool runtime_freed);
+/* The same, less what no freeres of Valgrind's would have freed, which
+ * Memcheck shows: libc_freed false leaves out lp-stdio-buffer and
+ * lp-libstdcxx-eh-pool (a process dying of a signal: Valgrind frees
+ * nothing then); cxx_freed false, lp-libstdcxx-eh-pool (no
+ * __gnu_cxx::__freeres bound at start: a libstdc++ that came by dlopen). */
+int lp_supp_add_builtin_for(struct lp_supp *supp, bool libc_freed,
+                            bool cxx_freed);
 
 /*
  * Opt-in: the DTV that glibc allocates in pthread_create for each thread

@@ -411,8 +411,9 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
  *   emergency exception pool from _dl_init. It stays reachable through a
  *   libstdc++ global; Valgrind frees it via __gnu_cxx::__freeres, which a
  *   preload may be unable to call (old libstdc++, static libstdc++). Not
- *   when the process dies of a signal: no freeres runs, and Memcheck
- *   counts the pool still reachable.
+ *   when the process dies of a signal (no freeres runs), nor when
+ *   libstdc++ came by dlopen (Valgrind's preload binds __freeres at
+ *   start): Memcheck counts the pool still reachable then.
  * lp-dtv-tls-get-addr: __tls_get_addr allocates a dlopen'ed module's TLS
  *   block (and grows the DTV) lazily, per thread; the DTV is only reached
  *   through an interior pointer. Valgrind ships the same idea.
@@ -454,6 +455,8 @@ int lp_supp_load(struct lp_supp *supp, const char *path, char *err,
 
 /* What a death by signal keeps: the runtime's buffers are not freed then. */
 static const char builtin_supp_signal[] = DTV_ENTRY;
+/* No libstdc++ at start: no __gnu_cxx::__freeres to free the pool. */
+static const char builtin_supp_no_cxx[] = DTV_ENTRY STDIO_ENTRY;
 static const char builtin_supp[] = EH_POOL_ENTRY DTV_ENTRY STDIO_ENTRY;
 
 static const char builtin_threads_supp[] =
@@ -475,14 +478,17 @@ const char *lp_supp_builtin_text(bool threads)
 
 int lp_supp_add_builtin(struct lp_supp *supp)
 {
-    return lp_supp_add_builtin_for(supp, true);
+    return lp_supp_add_builtin_for(supp, true, true);
 }
 
-int lp_supp_add_builtin_for(struct lp_supp *supp, bool runtime_freed)
+int lp_supp_add_builtin_for(struct lp_supp *supp, bool libc_freed,
+                            bool cxx_freed)
 {
-    return lp_supp_load_string(supp, "<builtin>",
-                               runtime_freed ? builtin_supp : builtin_supp_signal,
-                               NULL, 0);
+    const char *text = !libc_freed ? builtin_supp_signal
+                       : cxx_freed ? builtin_supp
+                                   : builtin_supp_no_cxx;
+
+    return lp_supp_load_string(supp, "<builtin>", text, NULL, 0);
 }
 
 int lp_supp_add_builtin_threads(struct lp_supp *supp)

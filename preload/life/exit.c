@@ -71,16 +71,15 @@ static bool deferred;
  */
 static void runtime_freeres(void)
 {
-    void (*cxx)(void), (*libc)(void);
+    void (*libc)(void);
 
     /* A failed dlsym allocates its error message: look up as ourselves. */
     lp_guard_held = true;
-    cxx = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
     libc = (void (*)(void))dlsym(RTLD_DEFAULT, "__libc_freeres");
     lp_guard_restore(false);
     fflush(NULL);
-    if (cxx)
-        cxx();
+    if (lp_exit_cxx_freeres_known())
+        _ZN9__gnu_cxx9__freeresEv();
     if (libc)
         libc();
 }
@@ -161,7 +160,8 @@ static void forget_runtime_buffers(void)
 
     for (i = 0; i < n; i++)
         lp_track_forget((void *)dtv[i]);
-    lp_eh_pool_forget(); /* what __gnu_cxx::__freeres frees */
+    if (lp_exit_cxx_freeres_known())
+        lp_eh_pool_forget(); /* what __gnu_cxx::__freeres frees */
     /* The stdio buffers glibc's _IO_cleanup would release (a racing
      * fopen/fclose elsewhere only makes us count one more or one less). */
     for (f = lp_load_acquire(&_IO_list_all); f && guard < 100000;

@@ -13,6 +13,23 @@ enum lp_exit_how {
     LP_EXIT_SIGNAL, /* dying of a fatal signal: as QUICK, own stack */
 };
 
+/*
+ * __gnu_cxx::__freeres, when the program was started with libstdc++ (its
+ * own DT_NEEDED or a preload): a weak reference, which the loader binds
+ * as it loads us along with the program's libraries and leaves null
+ * otherwise. Valgrind's preload finds it just so: a libstdc++ that a
+ * dlopen brings in later (with RTLD_GLOBAL, where a lookup at exit would
+ * find it; or as a plugin's dependency: binutils' nm loads LLVM) keeps
+ * its emergency pool under Memcheck, "still reachable", and so here: not
+ * freed, not counted freed, not suppressed.
+ */
+extern void _ZN9__gnu_cxx9__freeresEv(void) __attribute__((weak));
+
+static inline bool lp_exit_cxx_freeres_known(void)
+{
+    return _ZN9__gnu_cxx9__freeresEv != NULL;
+}
+
 /* Write the exit-time outputs once (later calls do nothing). live_sp, when
  * not 0, is where the calling thread's live stack begins (the interrupted
  * stack pointer of a fatal signal); 0 means "here". */

@@ -28,6 +28,7 @@
 #include "preload/life/command.h"
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
+#include "preload/life/exit.h"
 #include "preload/life/outfile.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/loss_group.h"
@@ -84,7 +85,8 @@ static struct lp_supp *read_set(bool builtins, bool report)
         return NULL;
     lp_supp_set_max_callers(set, lp_config.depth);
     if (builtins && lp_config.builtin_suppressions)
-        lp_supp_add_builtin_for(set, lp_fatal_signal_info() == NULL);
+        lp_supp_add_builtin_for(set, lp_fatal_signal_info() == NULL,
+                                lp_exit_cxx_freeres_known());
     for (i = 0; i < lp_config.nsuppressions; i++)
         if (lp_supp_load(set, lp_config.suppressions[i], err, sizeof(err)) < 0 &&
             report)

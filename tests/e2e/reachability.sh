@@ -128,6 +128,22 @@ reach reach_detached whole 3
 # the entry (under Memcheck too).
 reach reach_own_libunwind whole 2
 
+# A libstdc++ that a dlopen brought in (as a plugin's dependency): no
+# __gnu_cxx::__freeres was bound at start, under Valgrind either, so its
+# emergency pool stays "still reachable", neither freed nor suppressed.
+run_case dlopen_cxx
+compare_mc dlopen_cxx whole
+(cd "$WORK" && timeout 60 env LEAKPROF_OPTIONS="massif=0:log=$WORK/dlopen_cxx_g.lp:$LP_OPTS" \
+    LD_PRELOAD="$LIB" "$SAMPLES/dlopen_cxx" global >/dev/null 2>&1)
+check "dlopen_cxx, RTLD_GLOBAL: the emergency pool still reachable" \
+    grep -q "72,704 bytes in 1 blocks are still reachable" "$WORK/dlopen_cxx_g.lp"
+if have_valgrind; then
+    (cd "$WORK" && timeout 300 valgrind --log-file="$WORK/dlopen_cxx_g.mc" $MC_OPTS \
+        "$SAMPLES/dlopen_cxx" global >/dev/null 2>&1)
+    check "dlopen_cxx, RTLD_GLOBAL: memcheck shows it so" \
+        grep -q "72,704 bytes in 1 blocks are still reachable" "$WORK/dlopen_cxx_g.mc"
+fi
+
 # Fork without exec: each process writes its own report, as under
 # Memcheck; the child's is found by its own leak (200 bytes), the
 # parent's by its (300 bytes).
