@@ -20,8 +20,8 @@
  *                                  close every descriptor from 3 up to the
  *                                  limit, close_range, closefrom, dup2 onto
  *                                  990..1009, close 2 and open DATA as 2
- *   process_life chroot_leak DIR   leak 77 bytes, keep 55 reachable, chroot
- *                                  into the empty DIR, exit 0 (prints
+ *   process_life chroot_leak DIR   leak 77 bytes, keep 55 reachable, fail a
+ *                                  dlsym, chroot into the empty DIR, exit 0 (prints
  *                                  "no chroot" and exits 3 without the
  *                                  privilege)
  *   process_life exit_race         leak, then four threads and main call
@@ -67,6 +67,7 @@
  *                                  exec echo: "exec failed, 1" and "execd"
  */
 #define _GNU_SOURCE /* close_range, closefrom */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <locale.h>
 #include <pthread.h>
@@ -471,6 +472,10 @@ static int chroot_leak(const char *dir)
 {
     sink = malloc(77);
     keep_reachable = malloc(55);
+    /* A dl error pending at the chroot (glibc keeps its message until
+     * the thread's next dl call). */
+    if (dlsym(RTLD_DEFAULT, "process_life_no_such_symbol") != NULL)
+        printf("found?\n");
     if (chroot(dir) != 0 || chdir("/") != 0) {
         printf("no chroot\n");
         return 3;
