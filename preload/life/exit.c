@@ -28,7 +28,6 @@
 #include "preload/life/exit_heap.h"
 #include "preload/scan/report_log.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,13 +61,6 @@ static int report_ending;    /* it is the exit's: the process ends next */
 static unsigned report_errors;
 static bool deferred;
 
-/*
- * Give back what the C and C++ runtimes keep for the life of the process
- * (stdio buffers, libstdc++'s emergency exception pool, ...), as Valgrind
- * does before its leak search, so "in use at exit" means what it means
- * under Memcheck. Both functions exist for exactly this purpose; neither
- * may run while another thread can still use what they free.
- */
 /* glibc's, exported (GLIBC_2.1): referenced, not looked up. A dlsym here
  * ran _dlerror_run, which frees the program's last dlerror message (a
  * failed dlsym of its own, earlier) under our guard, so untracked: that
@@ -77,6 +69,13 @@ static bool deferred;
  * leaves it null. */
 extern void __libc_freeres(void) __attribute__((weak));
 
+/*
+ * Give back what the C and C++ runtimes keep for the life of the process
+ * (stdio buffers, libstdc++'s emergency exception pool, ...), as Valgrind
+ * does before its leak search, so "in use at exit" means what it means
+ * under Memcheck. Both functions exist for exactly this purpose; neither
+ * may run while another thread can still use what they free.
+ */
 static void runtime_freeres(void)
 {
     fflush(NULL);
