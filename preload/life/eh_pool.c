@@ -24,6 +24,7 @@
 #include "preload/hot/stack.h"
 #include "preload/hot/table.h"
 #include "preload/hot/track.h"
+#include "preload/life/exit.h"
 
 #define MAX_CANDIDATES 8
 
@@ -69,20 +70,17 @@ static void collect(const struct lp_block *b, void *arg)
             f->addr[f->found++] = b->addr;
 }
 
-/* libstdc++'s, bound as the loader loads us, when the program started
- * with it (as __gnu_cxx::__freeres: exit.h); not looked up, since any
- * dlsym runs _dlerror_run, which frees the program's last dlerror
- * message, untracked under our guard. */
-extern void *__cxa_begin_catch(void *) __attribute__((weak));
-
-/* The candidates' blocks into f (guard held). */
+/* The candidates' blocks into f (guard held). libstdc++ is where the
+ * weak reference to __gnu_cxx::__freeres was bound (exit.h): not looked
+ * up, since any dlsym runs _dlerror_run, which frees the program's last
+ * dlerror message, untracked under our guard. */
 static void find_pool(struct find *f)
 {
     struct range cxx, rtld;
     uint32_t id, n = lp_stack_count();
     unsigned k;
 
-    if (!range_of((const void *)(uintptr_t)__cxa_begin_catch, &cxx) ||
+    if (!range_of((const void *)(uintptr_t)_ZN9__gnu_cxx9__freeresEv, &cxx) ||
         !range_of((const void *)getauxval(AT_BASE), &rtld))
         return; /* no libstdc++ (a C program), or no loader to tell */
     for (id = 1; id <= n && f->n < MAX_CANDIDATES; id++) {
