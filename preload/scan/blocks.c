@@ -213,6 +213,33 @@ static void place_block(const struct lp_block *blk, void *arg)
     copy_block(&p->blocks[j], blk);
 }
 
+/*
+ * An address the table holds twice: its older entry went stale (that
+ * block was freed behind our back, by code running under our guard, and
+ * the address handed out again) and the newer one waits in a nursery or
+ * its middle ring, where the move on to the shared table would have
+ * settled the stale one (table.h). The newer block stands. Both arrays
+ * in address order; returns how many blocks are left.
+ */
+static size_t drop_stale(uintptr_t *keys, struct lp_scan_block *b, size_t n)
+{
+    size_t i, m = 0;
+
+    for (i = 0; i < n; i++) {
+        if (m && keys[m - 1] == keys[i]) {
+            if (b[i].time > b[m - 1].time)
+                b[m - 1] = b[i];
+            continue;
+        }
+        if (m != i) {
+            keys[m] = keys[i];
+            b[m] = b[i];
+        }
+        m++;
+    }
+    return m;
+}
+
 /* Point the core at the arrays, for n blocks in address order. */
 static void point_core(const struct lp_scan_blocks *bb, struct lp_scan_core *c,
                        size_t n)
@@ -254,7 +281,7 @@ int lp_scan_blocks_collect(struct lp_scan_blocks *bb, struct lp_scan_core *c)
     }
     if (pl.i != col.n || pl.mismatch)
         fill_in_order(bb->keys.p, bb->blocks.p, col.n);
-    point_core(bb, c, col.n);
+    point_core(bb, c, drop_stale(bb->keys.p, bb->blocks.p, col.n));
     return 0;
 }
 
@@ -296,7 +323,7 @@ int lp_scan_blocks_drain(struct lp_scan_blocks *bb, struct lp_scan_core *c)
         return -ENOMEM;
     /* In place: no scratch, so nothing more is touched than the copy. */
     lp_scan_sort_pairs(bb->keys.p, bb->blocks.p, d.n);
-    point_core(bb, c, d.n);
+    point_core(bb, c, drop_stale(bb->keys.p, bb->blocks.p, d.n));
     return 0;
 }
 

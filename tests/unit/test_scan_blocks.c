@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "preload/hot/nursery.h"
 #include "preload/hot/table.h"
 #include "preload/scan/blocks.h"
 
@@ -198,6 +200,56 @@ static void test_scan_blocks_drain_heap_like_addresses(void **state)
 }
 
 /*
+ * An address the table holds twice: a stale shared entry (its block was
+ * freed behind our back) and the block a nursery now holds there, until
+ * the nursery's flush settles the stale one. The scan sees one block,
+ * the newer, when it collects (here) and when it drains (in a child).
+ */
+static bool one_block_each(struct lp_scan_core *c)
+{
+    return c->nblocks == 2 && c->addrs[0] == 0x7300000 &&
+           c->blocks[0].size == 222 && c->blocks[0].stack_id == 7 &&
+           c->addrs[1] == 0x7300040 && c->blocks[1].size == 1;
+}
+
+static void test_scan_blocks_a_stale_entry_gives_way_to_the_newer(void **state)
+{
+    struct lp_nursery *mine = lp_self.nursery;
+    struct lp_scan_blocks bb = {0};
+    struct lp_scan_core c = {0};
+    struct lp_block b;
+    pid_t pid;
+    int st;
+
+    (void)state;
+    lp_self.nursery = NULL; /* a thread without a nursery: shared */
+    assert_int_equal(lp_table_insert_how(0x7300000, 111, 5, 0, 10, NULL), 0);
+    assert_int_equal(lp_table_insert_how(0x7300040, 1, 6, 0, 11, NULL), 0);
+    lp_self.nursery = lp_nursery_main();
+    assert_int_equal(lp_table_insert_how(0x7300000, 222, 7, 0, 20, NULL), 0);
+    assert_int_equal(lp_table_count(), 3);
+    assert_int_equal(lp_scan_blocks_collect(&bb, &c), 0);
+    assert_true(one_block_each(&c));
+    lp_scan_blocks_free(&bb);
+    pid = fork();
+    if (pid == 0) {
+        memset(&bb, 0, sizeof(bb));
+        _exit(lp_scan_blocks_drain(&bb, &c) == 0 && one_block_each(&c) ? 0
+                                                                      : 1);
+    }
+    assert_true(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+                WEXITSTATUS(st) == 0);
+    /* The newer first (its nursery), then the stale one. */
+    assert_int_equal(lp_table_remove(0x7300000, &b), 0);
+    assert_int_equal(b.size, 222);
+    assert_int_equal(lp_table_remove(0x7300000, &b), 0);
+    assert_int_equal(b.size, 111);
+    assert_int_equal(lp_table_remove(0x7300040, NULL), 0);
+    assert_int_equal(lp_table_count(), 0);
+    lp_self.nursery = mine;
+}
+
+/*
  * The drain (last: it kills this process's table). Heap-like blocks and,
  * at the same time, addresses spanning all 48 bits, unaligned; afterwards
  * nothing is found, removes fail, and inserts are refused instead of
@@ -269,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_scan_blocks_heap_like_addresses_by_rank),
         cmocka_unit_test(test_scan_blocks_full_span_falls_back_to_lookups),
         cmocka_unit_test(test_scan_blocks_drain_heap_like_addresses),
+        cmocka_unit_test(test_scan_blocks_a_stale_entry_gives_way_to_the_newer),
         cmocka_unit_test(test_scan_blocks_drain_sorts_and_leaves_a_dead_table),
     };
 
