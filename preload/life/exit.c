@@ -26,6 +26,7 @@
 #include "preload/life/exit_lists.h"
 #include "preload/life/exit.h"
 #include "preload/life/exit_heap.h"
+#include "preload/life/freeres_child.h"
 #include "preload/scan/report_log.h"
 
 #include <pthread.h>
@@ -279,11 +280,17 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         lp_exit_lists_forget();
     }
     if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
-        if (!lp_exit_heap_on() &&
-            (lp_config.freeres > 0 || lp_threads_others_running() == 0))
-            runtime_freeres();
-        else
+        if (lp_exit_heap_on()) {
             forget_runtime_buffers();
+        } else if (lp_config.freeres > 0 ||
+                   lp_threads_others_running() == 0) {
+            runtime_freeres();
+        } else {
+            /* Learned from a copy that runs it (freeres_child.c); the
+             * rest of what Valgrind frees, counted here. */
+            (void)lp_freeres_learn(__libc_freeres);
+            forget_runtime_buffers();
+        }
     }
     /* _exit, quick_exit: Valgrind runs its freeres there too (its figures
      * count the stdio buffers freed), but glibc's would flush the streams
