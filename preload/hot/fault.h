@@ -4,8 +4,10 @@
 /*
  * fault.h - a seam for tests: make our own file creation, writing,
  * renaming or metadata memory fail on purpose, to check that a failure of
- * ours loses nothing the program owns and gives one warning. Set by the
- * option fault_inject=open,write,rename,arena (for tests; not listed in
+ * ours loses nothing the program owns and gives one warning; or make the
+ * exit's copy that runs freeres hang (freeres_child.c), to check that it
+ * is killed in time. Set by the option
+ * fault_inject=open,write,rename,arena,freeres (for tests; not listed in
  * the README). Context: any (a plain load of a flag word).
  */
 #include "preload/lp.h"
@@ -15,6 +17,7 @@ enum lp_fault_point {
     LP_FAULT_WRITE = 1u << 1,
     LP_FAULT_RENAME = 1u << 2,
     LP_FAULT_ARENA = 1u << 3,
+    LP_FAULT_FREERES = 1u << 4,
 };
 
 extern unsigned lp_fault_mask;

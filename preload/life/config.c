@@ -539,13 +539,14 @@ static bool set_freeres(struct lp_config *c, const char *v)
 
 unsigned lp_fault_mask;
 
-/* fault_inject=open,write,rename,arena: the test seam of fault.h. */
+/* fault_inject=open,write,rename,arena,freeres: the test seam of
+ * fault.h. */
 static bool set_fault_inject(struct lp_config *c, const char *v)
 {
     static const struct name_bits names[] = {
         {"open", LP_FAULT_OPEN},     {"write", LP_FAULT_WRITE},
         {"rename", LP_FAULT_RENAME}, {"arena", LP_FAULT_ARENA},
-        {"none", 0},
+        {"freeres", LP_FAULT_FREERES}, {"none", 0},
     };
     unsigned mask;
 
@@ -671,10 +672,10 @@ const struct lp_option lp_options[] = {
      "no: a block released by the wrong call (free of new, ...) is not an error (Memcheck's option)",
      set_show_mismatched, LP_OPT_BOOL},
     {"freeres", "auto", "auto|always|never",
-     "free the C runtime's buffers before the leak search: auto only when no other thread runs (always: Memcheck's figures, at the risk of a thread still in libc)",
+     "free the C runtime's buffers before the leak search: auto only when no other thread runs (else a copy of the process learns what would be freed), always: in every case, at the risk of a thread still in libc",
      set_freeres, 0},
-    {"fault_inject", NULL, "open,write,rename,arena|none",
-     "tests only: make our own file or memory operations fail",
+    {"fault_inject", NULL, "open,write,rename,arena,freeres|none",
+     "tests only: make our own file or memory operations fail, or the exit's freeres copy hang",
      set_fault_inject, LP_OPT_INTERNAL},
     {"exec_child", "no", "yes|no",
      "set for the programs a traced process execs", set_exec_child,

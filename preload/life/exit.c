@@ -312,6 +312,7 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
                               (char *)stack + REPORT_STACK_SIZE);
     else
         write_outputs(NULL);
+    lp_freeres_reap();
     /* From here on nothing is tracked: later frees are not the program's
      * business any more, and tables must not change under a reader. The
      * leak check already stopped tracking when it stopped the threads (it

@@ -19,4 +19,7 @@
  */
 bool lp_freeres_learn(void (*freeres)(void));
 
+/* Wait for the copy's end (after the report: its teardown overlaps it). */
+void lp_freeres_reap(void);
+
 #endif /* LP_PRELOAD_FREERES_CHILD_H */

@@ -179,6 +179,17 @@ LPO="fault_inject=arena" lp "$SAMPLES/slow_app" >"$WORK/fa.out" 2>"$WORK/fa.err"
 as_native "slow_app without memory for our tables" "$WORK/fa.out" $rc "$WORK/fi.nat" 0
 check "no memory for our tables: one warning" [ "$(grep -c "refused memory for leakprof's own tables" "$WORK/fa.err")" = 1 ]
 
+# The exit's copy that runs freeres (a thread still waiting at exit)
+# hangs: it is killed after 200 ms, nothing is counted from it (the C
+# library's blocks stay in use, as before the copy), and the program's
+# output and status are its own.
+LPO="log=$WORK/fh.txt:fault_inject=freeres" lp "$SAMPLES/freeres_threads" "$WORK/fh.file" >"$WORK/fh.out" 2>/dev/null; rc=$?
+"$SAMPLES/freeres_threads" "$WORK/fh.nfile" >"$WORK/fh.nat" 2>/dev/null
+as_native "freeres_threads with a hanging freeres copy" "$WORK/fh.out" $rc "$WORK/fh.nat" $?
+check "hanging freeres copy: its own leak reported" grep -q "definitely lost: 40 bytes in 1 blocks" "$WORK/fh.txt"
+check "hanging freeres copy: nothing learned" sh -c "! grep -q 'in use at exit: [0-9,]* bytes in 3 blocks' '$WORK/fh.txt'"
+check "hanging freeres copy: the file written once" sh -c "[ \"\$(cat '$WORK/fh.file')\" = 'written once' ]"
+
 # Death by a signal: the report opens with Memcheck's block - "Process
 # terminating with default action of signal N (SIGX)", the fault's
 # detail, the stack of the thread it hit and, for a fault outside any
