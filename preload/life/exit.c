@@ -295,10 +295,14 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     /* _exit, quick_exit: Valgrind runs its freeres there too (its figures
      * count the stdio buffers freed), but glibc's would flush the streams
      * (a fork child printing its parent's pending output once more, as
-     * under Valgrind) and move shared file offsets: counted only. A fatal
-     * signal frees nothing under Valgrind either. */
-    if (how == LP_EXIT_QUICK && lp_config.freeres >= 0)
+     * under Valgrind) and move shared file offsets: learned from a copy,
+     * which writes nothing, and counted only. A fatal signal frees
+     * nothing under Valgrind either. */
+    if (how == LP_EXIT_QUICK && lp_config.freeres >= 0) {
+        if (!lp_exit_heap_on())
+            (void)lp_freeres_learn(__libc_freeres);
         forget_runtime_buffers();
+    }
     lp_guard_hold_forever();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);

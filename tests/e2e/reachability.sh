@@ -177,9 +177,24 @@ run_case freeres_threads
 compare_mc freeres_threads whole
 (cd "$WORK" && rm -f ft_once.txt && timeout 60 env LD_PRELOAD="$LIB" \
     LEAKPROF_OPTIONS="massif=0:log=$WORK/ft_once.lp" \
-    "$SAMPLES/freeres_threads" ft_once.txt >/dev/null 2>&1)
+    "$SAMPLES/freeres_threads" return ft_once.txt >/dev/null 2>&1)
 check "freeres_threads: the file's pending line written once" \
     sh -c "[ \"\$(cat '$WORK/ft_once.txt')\" = 'written once' ]"
+# The same program ending by _exit: Valgrind runs its freeres there too;
+# here the copy learns it, and writes nothing (natively the pending
+# output is lost: stdout empty, the file too).
+with_arg freeres_threads _exit
+(cd "$WORK" && "$SAMPLES/freeres_threads" _exit ft_nat.txt >"$WORK/ft_exit.nat" 2>/dev/null)
+(cd "$WORK" && rm -f ft_exit.txt && timeout 60 env LD_PRELOAD="$LIB" \
+    LEAKPROF_OPTIONS="massif=0:log=$WORK/ft_exit.lp" \
+    "$SAMPLES/freeres_threads" _exit ft_exit.txt >"$WORK/ft_exit.out" 2>/dev/null)
+check "freeres_threads _exit: stdout as native" cmp -s "$WORK/ft_exit.nat" "$WORK/ft_exit.out"
+check "freeres_threads _exit: the file as native (empty)" cmp -s "$WORK/ft_nat.txt" "$WORK/ft_exit.txt"
+if have_valgrind; then
+    mc_frames "$WORK/freeres_threads._exit.lp" >"$WORK/freeres_threads._exit.lpn"
+    same_as_memcheck "freeres_threads _exit: whole report as memcheck's" \
+        "$WORK/freeres_threads._exit.lpn" "$WORK/freeres_threads._exit.mc"
+fi
 
 # Fork without exec: each process writes its own report, as under
 # Memcheck; the child's is found by its own leak (200 bytes), the

@@ -183,8 +183,8 @@ check "no memory for our tables: one warning" [ "$(grep -c "refused memory for l
 # hangs: it is killed after 200 ms, nothing is counted from it (the C
 # library's blocks stay in use, as before the copy), and the program's
 # output and status are its own.
-LPO="log=$WORK/fh.txt:fault_inject=freeres" lp "$SAMPLES/freeres_threads" "$WORK/fh.file" >"$WORK/fh.out" 2>/dev/null; rc=$?
-"$SAMPLES/freeres_threads" "$WORK/fh.nfile" >"$WORK/fh.nat" 2>/dev/null
+LPO="log=$WORK/fh.txt:fault_inject=freeres" lp "$SAMPLES/freeres_threads" return "$WORK/fh.file" >"$WORK/fh.out" 2>/dev/null; rc=$?
+"$SAMPLES/freeres_threads" return "$WORK/fh.nfile" >"$WORK/fh.nat" 2>/dev/null
 as_native "freeres_threads with a hanging freeres copy" "$WORK/fh.out" $rc "$WORK/fh.nat" $?
 check "hanging freeres copy: its own leak reported" grep -q "definitely lost: 40 bytes in 1 blocks" "$WORK/fh.txt"
 check "hanging freeres copy: nothing learned" sh -c "! grep -q 'in use at exit: [0-9,]* bytes in 3 blocks' '$WORK/fh.txt'"
