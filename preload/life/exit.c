@@ -172,6 +172,17 @@ static void forget_runtime_buffers(void)
             lp_track_forget(f->_IO_buf_base);
 }
 
+/* What the runtimes' freeres would free, counted as freed where it may
+ * not run: glibc's learned from a copy of the process that runs it
+ * (freeres_child.c; not when the real heap was left to the exit heap),
+ * then what forget_runtime_buffers finds itself. */
+static void count_runtime_freeres(void)
+{
+    if (!lp_exit_heap_on())
+        (void)lp_freeres_learn(__libc_freeres);
+    forget_runtime_buffers();
+}
+
 /* Another thread writes the report: the process must not end under it
  * (an _exit, a crash or a second exit elsewhere meanwhile would cut it
  * off, where Memcheck reports at the very end). Wait until it is written,
@@ -280,29 +291,19 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         lp_exit_lists_forget();
     }
     if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
-        if (lp_exit_heap_on()) {
-            forget_runtime_buffers();
-        } else if (lp_config.freeres > 0 ||
-                   lp_threads_others_running() == 0) {
+        if (!lp_exit_heap_on() &&
+            (lp_config.freeres > 0 || lp_threads_others_running() == 0))
             runtime_freeres();
-        } else {
-            /* Learned from a copy that runs it (freeres_child.c); the
-             * rest of what Valgrind frees, counted here. */
-            (void)lp_freeres_learn(__libc_freeres);
-            forget_runtime_buffers();
-        }
+        else
+            count_runtime_freeres();
     }
     /* _exit, quick_exit: Valgrind runs its freeres there too (its figures
      * count the stdio buffers freed), but glibc's would flush the streams
      * (a fork child printing its parent's pending output once more, as
-     * under Valgrind) and move shared file offsets: learned from a copy,
-     * which writes nothing, and counted only. A fatal signal frees
-     * nothing under Valgrind either. */
-    if (how == LP_EXIT_QUICK && lp_config.freeres >= 0) {
-        if (!lp_exit_heap_on())
-            (void)lp_freeres_learn(__libc_freeres);
-        forget_runtime_buffers();
-    }
+     * under Valgrind) and move shared file offsets: counted only. A fatal
+     * signal frees nothing under Valgrind either. */
+    if (how == LP_EXIT_QUICK && lp_config.freeres >= 0)
+        count_runtime_freeres();
     lp_guard_hold_forever();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);
