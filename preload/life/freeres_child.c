@@ -37,11 +37,9 @@
 #include "preload/life/freeres_child.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -136,27 +134,13 @@ static int64_t now_us(void)
 
 /* Whether the copy sleeps: it has no descriptor and nothing to wait for,
  * so it sleeps only on a lock that a thread of ours held when it was
- * made, which nobody will release there. (/proc/PID/stat: the state
- * follows the name's closing parenthesis.) */
+ * made, which nobody will release there. */
 static bool child_sleeps(long pid)
 {
-    char path[48], buf[256], *p;
-    int fd, nd;
-    ssize_t n;
+    char buf[512];
+    ssize_t n = lp_proc_read_of("", (pid_t)pid, "stat", buf, sizeof(buf));
 
-    memcpy(path, "/proc/", 6);
-    nd = lp_put_tid(path + 6, (pid_t)pid);
-    memcpy(path + 6 + nd, "/stat", 6);
-    fd = lp_root_open(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return false;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    p = strrchr(buf, ')');
-    return p && p[1] == ' ' && p[2] == 'S';
+    return n > 0 && lp_task_stat_state(buf, n) == 'S';
 }
 
 bool lp_freeres_learn(void (*freeres)(void))

@@ -143,6 +143,27 @@ int lp_proc_self_open(const char *name, int flags)
     return fd;
 }
 
+ssize_t lp_proc_read_of(const char *dir, pid_t id, const char *name,
+                        char *buf, size_t size)
+{
+    char path[96];
+    int r = snprintf(path, sizeof(path), "/proc/%s%d/%s", dir, (int)id, name);
+    int fd;
+    ssize_t n;
+
+    if (r <= 0 || (size_t)r >= sizeof(path) || size == 0)
+        return -1;
+    fd = lp_root_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, size - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
 ssize_t lp_proc_self_readlink(const char *name, char *buf, size_t size)
 {
     char path[96];

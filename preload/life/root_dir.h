@@ -34,4 +34,10 @@ ssize_t lp_root_readlink(const char *path, char *buf, size_t size);
 int lp_proc_self_open(const char *name, int flags);
 ssize_t lp_proc_self_readlink(const char *name, char *buf, size_t size);
 
+/* The text of /proc/DIR<id>/NAME (dir "" for a process, "self/task/" for
+ * one of our threads) from the start-up root: at most size - 1 bytes,
+ * NUL-terminated. Returns its length, or -1. */
+ssize_t lp_proc_read_of(const char *dir, pid_t id, const char *name,
+                        char *buf, size_t size);
+
 #endif /* LP_PRELOAD_ROOT_DIR_H */

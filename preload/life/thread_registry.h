@@ -112,11 +112,9 @@ static inline void lp_task_stat_path(char *out, pid_t tid)
         out[nd + i] = tail[i];
 }
 
-/* From the n bytes of a task's stat: has it left (zombie or dead)? A
- * main thread that called pthread_exit stays listed as a zombie while
- * the process goes on: it cannot be stopped, signalled or seized, and
- * holds nothing to scan but its stack, which stays mapped. */
-static inline bool lp_task_stat_gone(const char *buf, long n)
+/* From the n bytes of a task's stat: its state letter (R, S, D, Z...:
+ * after the name's closing parenthesis), or 0. */
+static inline char lp_task_stat_state(const char *buf, long n)
 {
     long i, paren = -1;
 
@@ -124,8 +122,19 @@ static inline bool lp_task_stat_gone(const char *buf, long n)
         if (buf[i] == ')')
             paren = i;
     if (paren < 0 || paren + 2 >= n)
-        return false;
-    return buf[paren + 2] == 'Z' || buf[paren + 2] == 'X';
+        return 0;
+    return buf[paren + 2];
+}
+
+/* Has the task left (zombie or dead)? A main thread that called
+ * pthread_exit stays listed as a zombie while the process goes on: it
+ * cannot be stopped, signalled or seized, and holds nothing to scan but
+ * its stack, which stays mapped. */
+static inline bool lp_task_stat_gone(const char *buf, long n)
+{
+    char st = lp_task_stat_state(buf, n);
+
+    return st == 'Z' || st == 'X';
 }
 
 /* Read one word of our own memory that may have been unmapped (through

@@ -326,24 +326,13 @@ size_t lp_threads_others_running(void)
  * thread will not park until it unblocks; no use waiting for it. */
 static bool blocks_stop_signal(pid_t tid)
 {
-    char path[64], buf[2048];
-    int fd, sig = stop_signal();
-    ssize_t n;
+    char buf[2048];
+    int sig = stop_signal();
     const char *p;
     uint64_t mask = 0;
-    int nd;
 
-    memcpy(path, "/proc/self/task/", 16);
-    nd = lp_put_tid(path + 16, tid);
-    memcpy(path + 16 + nd, "/status", 8);
-    fd = lp_root_open(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
+    if (lp_proc_read_of("self/task/", tid, "status", buf, sizeof(buf)) <= 0)
         return false;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
     p = strstr(buf, "SigBlk:");
     if (p == NULL)
         return false;

@@ -216,10 +216,10 @@ static void place_block(const struct lp_block *blk, void *arg)
 /*
  * An address the table holds twice: its older entry went stale (that
  * block was freed behind our back, by code running under our guard, and
- * the address handed out again) and the newer one waits in a nursery or
- * its middle ring, where the move on to the shared table would have
- * settled the stale one (table.h). The newer block stands. Both arrays
- * in address order; returns how many blocks are left.
+ * the address handed out again) and the newer one waits in a nursery,
+ * whose flush to the shared table would have settled the stale one
+ * (table.h). The newer block stands. Both arrays in address order;
+ * returns how many blocks are left.
  */
 static size_t drop_stale(uintptr_t *keys, struct lp_scan_block *b, size_t n)
 {
