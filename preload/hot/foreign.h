@@ -42,7 +42,7 @@ static inline bool lp_foreign_stack(const struct lp_stack *s)
     k = s->nframes < LP_FOREIGN_FRAMES ? s->nframes : LP_FOREIGN_FRAMES;
     for (i = 0; i < k; i++)
         for (j = 0; j < n; j++)
-            if (s->frames[i] - lp_foreign[j].lo <
+            if (lp_stack_frame(s, i) - lp_foreign[j].lo <
                 lp_foreign[j].hi - lp_foreign[j].lo)
                 return true;
     return false;

@@ -120,14 +120,80 @@ static inline uint64_t hash_frames(const uintptr_t *f, unsigned n)
     return lp_hash_addr(h); /* the same 64-bit finalizer (lp.h) */
 }
 
-static inline bool same_frames(const uintptr_t *a, const uintptr_t *b,
+/* Whether s (of n frames) holds exactly these frames. */
+static inline bool same_frames(const struct lp_stack *s, const uintptr_t *f,
                                unsigned n)
+{
+    const uint32_t *p = s->packed;
+    unsigned i;
+
+    if (LP_UNLIKELY(s->wide)) {
+        for (i = 0; i < n; i++)
+            if (lp_stack_frame(s, i) != f[i])
+                return false;
+        return true;
+    }
+    for (i = 0; i < n; i++)
+        if ((f[i] & LP_FRAME_OFFSET_MASK) != (p[i] & LP_FRAME_OFFSET_MASK) ||
+            (f[i] & ~(uintptr_t)LP_FRAME_OFFSET_MASK) !=
+                lp_frame_region[p[i] >> LP_FRAME_OFFSET_BITS])
+            return false;
+    return true;
+}
+
+void lp_stack_frames(const struct lp_stack *s, uintptr_t *out)
 {
     unsigned i;
 
+    for (i = 0; i < s->nframes; i++)
+        out[i] = lp_stack_frame(s, i);
+}
+
+/* --- the regions of packed frames (stack.h) ----------------------------- */
+
+uintptr_t lp_frame_region[LP_FRAME_REGIONS];
+static unsigned nregions; /* acquire; added under region_lock */
+static int region_lock;
+
+/* The index of the region starting at base, added when new; or
+ * LP_FRAME_REGIONS when the table is full. */
+static unsigned region_of(uintptr_t base)
+{
+    unsigned n = lp_load_acquire(&nregions), i;
+
     for (i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return false;
+        if (lp_frame_region[i] == base)
+            return i;
+    lp_spin_lock(&region_lock);
+    for (n = nregions; i < n; i++)
+        if (lp_frame_region[i] == base)
+            break;
+    if (i == n && n < LP_FRAME_REGIONS) {
+        lp_frame_region[n] = base;
+        lp_store_release(&nregions, n + 1);
+    }
+    lp_spin_unlock(&region_lock);
+    return i;
+}
+
+/* Pack frames into p (n slots), when p is not NULL; false when a frame's
+ * region does not fit in the table (the record then keeps whole words). */
+static bool pack_frames(uint32_t *p, const uintptr_t *f, unsigned n)
+{
+    uintptr_t base = 1; /* no region starts there */
+    unsigned i, r = 0;
+
+    for (i = 0; i < n; i++) {
+        if ((f[i] & ~(uintptr_t)LP_FRAME_OFFSET_MASK) != base) {
+            base = f[i] & ~(uintptr_t)LP_FRAME_OFFSET_MASK;
+            r = region_of(base);
+            if (r >= LP_FRAME_REGIONS)
+                return false;
+        }
+        if (p)
+            p[i] = (uint32_t)(r << LP_FRAME_OFFSET_BITS) |
+                   (uint32_t)(f[i] & LP_FRAME_OFFSET_MASK);
+    }
     return true;
 }
 
@@ -156,10 +222,12 @@ static bool publish(struct lp_stack *s)
     return true;
 }
 
-/* A record of n frames from shard si's slab; call with its lock held. */
-static struct lp_stack *record_new(unsigned si, unsigned n)
+/* A record for n frames, in words (wide) or packed, from shard si's
+ * slab; call with its lock held. */
+static struct lp_stack *record_new(unsigned si, unsigned n, bool wide)
 {
-    size_t size = (sizeof(struct lp_stack) + n * sizeof(uintptr_t) + 7) &
+    size_t size = (sizeof(struct lp_stack) +
+                   n * (wide ? sizeof(uintptr_t) : sizeof(uint32_t)) + 7) &
                   ~(size_t)7;
     struct lp_stack *s;
 
@@ -207,18 +275,21 @@ static inline void index_prefetch(uint64_t h)
 
 uint32_t lp_stack_intern(const uintptr_t *frames, unsigned n)
 {
-    uint64_t h = hash_frames(frames, n);
+    uint64_t h;
     struct tcache_entry *tc = lp_unwind_thread_scratch(), *e;
     struct lp_stack *s = NULL;
     uint32_t id;
+
+    if (n > LP_STACK_MAX_DEPTH)
+        n = LP_STACK_MAX_DEPTH; /* captures keep at most depth + 4 */
+    h = hash_frames(frames, n);
 
     if (tc == NULL)
         return intern_shared(h, frames, n, &s);
     index_prefetch(h);
     e = &tc[(h ^ (h >> 32)) & (TCACHE_SIZE - 1)];
     s = e->s;
-    if (e->hash == h && s && s->nframes == n &&
-        same_frames(s->frames, frames, n))
+    if (e->hash == h && s && s->nframes == n && same_frames(s, frames, n))
         return s->id;
     id = intern_shared(h, frames, n, &s);
     if (s) {
@@ -240,7 +311,7 @@ static struct lp_stack *index_find(const struct stack_index *x, uint64_t h,
         struct lp_stack *s;
 
         if (SLOT_TAG(v) == tag && (s = lp_stack_get(SLOT_ID(v))) &&
-            s->nframes == n && same_frames(s->frames, frames, n))
+            s->nframes == n && same_frames(s, frames, n))
             return s;
     }
     return NULL;
@@ -320,6 +391,7 @@ static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
     struct stack_index *x = lp_load_acquire(&shards[si].index);
     struct lp_stack *s;
     uint32_t id = 0;
+    bool wide;
 
     *found = NULL;
     /* The common case, a stack seen before: no lock. */
@@ -337,14 +409,20 @@ static uint32_t intern_shared(uint64_t h, const uintptr_t *frames,
     x = index_room(si);
     if (!x)
         goto out;
-    s = record_new(si, n);
+    wide = !pack_frames(NULL, frames, n); /* every region in the table */
+    s = record_new(si, n, wide);
     if (!s)
         goto out;
+    if (wide) {
+        s->wide = 1;
+        memcpy(s->packed, frames, n * sizeof(*frames));
+    } else {
+        (void)pack_frames(s->packed, frames, n);
+    }
     /* The id first: a locked add waits for every store before it, and
      * the record's are misses (fresh memory) that may drain later. */
     s->id = lp_add_relaxed(&next_id, 1);
-    s->nframes = n;
-    memcpy(s->frames, frames, n * sizeof(*frames));
+    s->nframes = (uint16_t)n;
     if (!publish(s))
         goto out; /* id space exhausted: leave it unreachable */
     index_put(x, SLOT(tag_of(h), s->id));
@@ -451,4 +529,5 @@ void lp_stack_atfork_child(void)
 
     for (i = 0; i < STACK_SHARDS; i++)
         shards[i].lock = 0;
+    region_lock = 0; /* only taken under a shard's lock, so free */
 }

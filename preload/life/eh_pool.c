@@ -86,11 +86,11 @@ static void find_pool(struct find *f)
     for (id = 1; id <= n && f->n < MAX_CANDIDATES; id++) {
         const struct lp_stack *s = lp_stack_get(id);
 
-        if (s == NULL || s->nframes < 3 || !in(&cxx, s->frames[1]))
+        if (s == NULL || s->nframes < 3 || !in(&cxx, lp_stack_frame(s, 1)))
             continue;
-        for (k = 2; k < s->nframes && !in(&rtld, s->frames[k]); k++)
+        for (k = 2; k < s->nframes && !in(&rtld, lp_stack_frame(s, k)); k++)
             ;
-        if (k < s->nframes && is_malloc_hook(s->frames[0]))
+        if (k < s->nframes && is_malloc_hook(lp_stack_frame(s, 0)))
             f->id[f->n++] = id;
     }
     if (f->n > 0)

@@ -319,9 +319,12 @@ static bool dropped(uintptr_t ip)
 static bool main_follows(struct verdicts *t, const struct lp_stack *s,
                          unsigned i)
 {
-    for (; i < s->nframes; i++)
-        if (!dropped(s->frames[i]) && (verdict(t, s->frames[i]) & V_MAIN))
+    for (; i < s->nframes; i++) {
+        uintptr_t ip = lp_stack_frame(s, i);
+
+        if (!dropped(ip) && (verdict(t, ip) & V_MAIN))
             return true;
+    }
     return false;
 }
 
@@ -342,17 +345,18 @@ static bool cursor_step(struct ctxs *x, struct cursor *cu,
         cu->flags |= C_STARTED;
         if (nf <= 1)
             goto end;
-        for (i = 1; i < nf && (verdict(&x->t, s->frames[i]) & V_ALLOC); i++)
+        for (i = 1;
+             i < nf && (verdict(&x->t, lp_stack_frame(s, i)) & V_ALLOC); i++)
             ;
         cu->next = i;
     }
     if (cu->kept >= x->depth)
         goto end;
-    for (i = cu->next; i < nf && dropped(s->frames[i]); i++)
+    for (i = cu->next; i < nf && dropped(lp_stack_frame(s, i)); i++)
         ;
     if (i >= nf)
         goto end;
-    *ip = s->frames[i];
+    *ip = lp_stack_frame(s, i);
     cu->next = i + 1;
     cu->kept++;
     v = verdict(&x->t, *ip);
@@ -428,8 +432,9 @@ size_t lp_massif_contexts_order(void *ctx, uint32_t *ids, uintptr_t *key,
             struct cursor pc = unpack(vis[i + PREFETCH].st);
 
             __builtin_prefetch(p);
-            __builtin_prefetch(&p->frames[pc.flags & C_STARTED ? pc.next
-                                                               : 1]);
+            __builtin_prefetch(&p->packed[(pc.flags & C_STARTED ? pc.next
+                                                                : 1) <<
+                                          p->wide]);
         }
         if (!frame_at(x, &cst, s, d, &ip)) {
             ids[m++] = id;

@@ -306,7 +306,7 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
                              l->bytes[LP_KIND_INDIRECT]) : 0;
         scale(v);
         for (i = 0; i < s->nframes && n < LP_STACK_MAX_DEPTH; i++) {
-            uintptr_t ip = s->frames[i];
+            uintptr_t ip = lp_stack_frame(s, i);
 
             /* Beyond the hook, our frames are wrappers (stack.c drops
              * them already; an old record may still hold one). */

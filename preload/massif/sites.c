@@ -167,14 +167,16 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
     struct lp_sym_frame *f = malloc(sizeof(*f) * MAXF);
     const char **names = malloc(sizeof(*names) * MAXF);
     char *bufs = malloc((size_t)MAXF * 256);
+    uintptr_t *ips = malloc(sizeof(*ips) * LP_STACK_MAX_DEPTH * 2);
     struct lp_site_peak *peak = lp_sites_peak_load();
     uint32_t id, count = lp_stack_count();
 
     lp_sites_init(out);
-    if (!f || !names || !bufs) {
+    if (!f || !names || !bufs || !ips) {
         free(f);
         free(names);
         free(bufs);
+        free(ips);
         lp_sites_peak_free(peak);
         return -ENOMEM;
     }
@@ -202,7 +204,8 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
         lp_stack_counts(s, &c);
         if (c.total_blocks == 0)
             continue;
-        nf = lp_leaks_frames(sym, s->frames, s->nframes, f, MAXF);
+        lp_stack_frames(s, ips);
+        nf = lp_leaks_frames(sym, ips, s->nframes, f, MAXF);
         /* f[0] is our hook (malloc, operator new...): the site starts at
          * its caller, as pprof's drop_frames and massif's trees show. */
         for (i = 1; i < nf; i++)
@@ -229,6 +232,7 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
     free(f);
     free(names);
     free(bufs);
+    free(ips);
     lp_sites_peak_free(peak);
     return out->err;
 }

@@ -100,8 +100,8 @@ static int find_context(int kind, const struct lp_stack *at, bool *fresh)
     c.kind = kind;
     c.nips = at ? (at->nframes < CONTEXT_FRAMES ? at->nframes : CONTEXT_FRAMES)
                 : 0;
-    if (at)
-        memcpy(c.ips, at->frames, c.nips * sizeof(c.ips[0]));
+    for (i = 0; i < c.nips; i++)
+        c.ips[i] = lp_stack_frame(at, i);
     *fresh = false;
     for (i = 0; i < he.ncontexts; i++)
         if (memcmp(&he.ctx[i], &c, sizeof(c)) == 0)
@@ -114,12 +114,24 @@ static int find_context(int kind, const struct lp_stack *at, bool *fresh)
     return (int)he.ncontexts++;
 }
 
+/* s: the frames of stack id, in memory of its own (stack_done frees
+ * it), or none. */
 static void set_stack(struct lp_heap_error_stack *s, uint32_t id)
 {
     const struct lp_stack *st = lp_stack_get(id);
+    uintptr_t *ips = st ? malloc(sizeof(*ips) * (st->nframes + 1u)) : NULL;
 
-    s->ips = st ? st->frames : NULL;
-    s->nips = st ? st->nframes : 0;
+    if (ips)
+        lp_stack_frames(st, ips);
+    s->ips = ips;
+    s->nips = ips ? st->nframes : 0;
+}
+
+static void stack_done(struct lp_heap_error_stack *s)
+{
+    free((void *)s->ips);
+    s->ips = NULL;
+    s->nips = 0;
 }
 
 /* gen_suppressions=yes: the Memcheck:Free entry that would suppress an
@@ -183,9 +195,15 @@ static void report(struct lp_heap_error *e, uint32_t at_id)
     verdict = ci >= 0 ? he.supp[ci] : -1;
     pthread_mutex_unlock(&lock);
     if (verdict == NOT_MATCHED) {
-        verdict = at && lp_config.nsuppressions > 0
-                      ? lp_leakcheck_free_suppression(at->frames, at->nframes)
-                      : -1;
+        verdict = -1;
+        if (at && lp_config.nsuppressions > 0) {
+            struct lp_heap_error_stack st;
+
+            set_stack(&st, at_id);
+            if (st.ips)
+                verdict = lp_leakcheck_free_suppression(st.ips, st.nips);
+            stack_done(&st);
+        }
         pthread_mutex_lock(&lock);
         if (he.supp[ci] == NOT_MATCHED)
             he.supp[ci] = verdict;
@@ -212,6 +230,7 @@ static void report(struct lp_heap_error *e, uint32_t at_id)
     if (show) {
         set_stack(&e->at, at_id);
         emit(e);
+        stack_done(&e->at);
     }
 }
 
@@ -232,6 +251,7 @@ void lp_heap_error_mismatch(const struct lp_block *b, unsigned how,
     if (lp_config.show_alloc_stack)
         set_stack(&e.alloc_at, b->stack_id);
     report(&e, at_stack);
+    stack_done(&e.alloc_at);
 }
 
 /* --- where an address is ---------------------------------------------- */
@@ -528,6 +548,8 @@ bool lp_heap_error_bad_free(void *p, unsigned how, bool is_realloc,
     }
     lp_add_relaxed(&he.frees, 1);
     report(&e, at);
+    stack_done(&e.freed_at);
+    stack_done(&e.alloc_at);
     if (e.where == LP_WHERE_SEGMENT)
         free((void *)e.name);
     return false;

@@ -24,33 +24,6 @@ static uint32_t *set; /* representatives; 0 empty */
 static size_t set_mask, set_used;
 static unsigned set_depth;
 
-static unsigned prefix_len(const struct lp_stack *s, unsigned depth)
-{
-    return s->nframes < depth ? s->nframes : depth;
-}
-
-static uint64_t prefix_hash(const struct lp_stack *s, unsigned depth)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    unsigned i, n = prefix_len(s, depth);
-
-    for (i = 0; i < n; i++) {
-        h ^= s->frames[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    return h ^ n;
-}
-
-static int same_prefix(const struct lp_stack *a, const struct lp_stack *b,
-                       unsigned depth)
-{
-    unsigned n = prefix_len(a, depth);
-
-    return n == prefix_len(b, depth) &&
-           memcmp(a->frames, b->frames, n * sizeof(a->frames[0])) == 0;
-}
-
 /* The slot of s's prefix in the set: its representative's or an empty one. */
 static size_t probe(const struct lp_stack *s, uint64_t h, unsigned depth)
 {
@@ -59,7 +32,7 @@ static size_t probe(const struct lp_stack *s, uint64_t h, unsigned depth)
     while (set[i] != 0) {
         const struct lp_stack *r = lp_stack_get(set[i]);
 
-        if (r != NULL && same_prefix(r, s, depth))
+        if (r != NULL && lp_stack_same_prefix(r, s, depth))
             break;
         i = (i + 1) & set_mask;
     }
@@ -89,7 +62,7 @@ static int set_grow(void)
         const struct lp_stack *r = old[i] ? lp_stack_get(old[i]) : NULL;
 
         if (r != NULL)
-            set[probe(r, prefix_hash(r, set_depth), set_depth)] = old[i];
+            set[probe(r, lp_stack_prefix_hash(r, set_depth), set_depth)] = old[i];
     }
     free(old);
     return 0;
@@ -121,7 +94,7 @@ uint32_t lp_loss_context(uint32_t stack_id, unsigned depth)
     }
     if ((set_used + 1) * 2 > set_mask + 1 && set_grow() != 0)
         return stack_id;
-    slot = probe(s, prefix_hash(s, depth), depth);
+    slot = probe(s, lp_stack_prefix_hash(s, depth), depth);
     if (set[slot] == 0) {
         set[slot] = stack_id;
         set_used++;

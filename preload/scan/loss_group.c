@@ -14,6 +14,7 @@
  */
 #include "preload/scan/loss_group.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,67 @@ static inline size_t hash_key(unsigned kind, uint32_t stack_id)
     uint64_t k = ((uint64_t)stack_id << 8 | kind) * 0x9e3779b97f4a7c15ull;
 
     return (size_t)(k ^ k >> 29);
+}
+
+/*
+ * A record's ips (report/leaks.h): its stack's frames as words. Stack
+ * records keep them packed (stack.h), so each context a report shows is
+ * unpacked once into an array kept for the process's life: records
+ * outlive one report (live reports keep the previous one's) and a later
+ * report shows mostly the same contexts. Under the leak check's lock.
+ */
+static struct {
+    uint32_t *id; /* 0: empty */
+    const uintptr_t **ips;
+    size_t mask, used;
+} kept;
+
+static bool kept_grow(void)
+{
+    size_t cap = kept.id ? (kept.mask + 1) * 2 : 256, i, j;
+    uint32_t *id = calloc(cap, sizeof(*id));
+    const uintptr_t **ips = malloc(cap * sizeof(*ips));
+
+    if (!id || !ips) {
+        free(id);
+        free(ips);
+        return false;
+    }
+    for (i = 0; kept.id && i <= kept.mask; i++) {
+        if (!kept.id[i])
+            continue;
+        for (j = hash_key(0, kept.id[i]) & (cap - 1); id[j];)
+            j = (j + 1) & (cap - 1);
+        id[j] = kept.id[i];
+        ips[j] = kept.ips[i];
+    }
+    free(kept.id);
+    free(kept.ips);
+    kept.id = id;
+    kept.ips = ips;
+    kept.mask = cap - 1;
+    return true;
+}
+
+static const uintptr_t *frames_kept(const struct lp_stack *st)
+{
+    uintptr_t *ips;
+    size_t i;
+
+    if ((kept.used + 1) * 2 > kept.mask + 1 && !kept_grow())
+        return NULL;
+    for (i = hash_key(0, st->id) & kept.mask; kept.id[i];
+         i = (i + 1) & kept.mask)
+        if (kept.id[i] == st->id)
+            return kept.ips[i];
+    ips = malloc(sizeof(*ips) * (st->nframes + 1u));
+    if (!ips)
+        return NULL;
+    lp_stack_frames(st, ips);
+    kept.id[i] = st->id;
+    kept.ips[i] = ips;
+    kept.used++;
+    return ips;
 }
 
 /* The slot for (kind, stack id): its record's, or the empty one. */
@@ -58,27 +120,6 @@ static size_t probe(const struct map *m, const struct lp_loss_record *recs,
  */
 static unsigned res;
 
-static uint64_t prefix_hash(const struct lp_stack *s)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    unsigned i, n = s->nframes < res ? s->nframes : res;
-
-    for (i = 0; i < n; i++) {
-        h ^= s->frames[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    return h ^ n;
-}
-
-static bool same_prefix(const struct lp_stack *a, const struct lp_stack *b)
-{
-    unsigned n = a->nframes < res ? a->nframes : res;
-
-    return n == (b->nframes < res ? b->nframes : res) &&
-           memcmp(a->frames, b->frames, n * sizeof(a->frames[0])) == 0;
-}
-
 /* probe() at a resolution: the slot of (kind, stack_id's first res
  * frames). */
 static size_t probe_res(const struct map *m, const struct lp_loss_record *recs,
@@ -89,13 +130,13 @@ static size_t probe_res(const struct map *m, const struct lp_loss_record *recs,
 
     if (s == NULL)
         return probe(m, recs, kind, stack_id);
-    i = hash_key(kind, (uint32_t)prefix_hash(s)) & m->mask;
+    i = hash_key(kind, (uint32_t)lp_stack_prefix_hash(s, res)) & m->mask;
     while (m->slot[i]) {
         const struct lp_loss_record *r = &recs[m->slot[i] - 1];
         const struct lp_stack *rs = lp_stack_get(r->stack_id);
 
         if (r->kind == kind &&
-            (rs ? same_prefix(rs, s) : r->stack_id == stack_id))
+            (rs ? lp_stack_same_prefix(rs, s, res) : r->stack_id == stack_id))
             break;
         i = (i + 1) & m->mask;
     }
@@ -215,8 +256,8 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
             memset(r, 0, sizeof(*r));
             r->kind = b->kind;
             r->stack_id = ctx;
-            r->ips = st ? st->frames : NULL;
-            r->nips = st ? st->nframes : 0;
+            r->ips = st ? frames_kept(st) : NULL;
+            r->nips = r->ips ? st->nframes : 0;
             r->supp = -1;
             m.slot[s] = (uint32_t)++n;
         }
