@@ -11,7 +11,9 @@
  * Interning hashes the frame array into one of STACK_SHARDS indexes; a
  * known stack is found without any lock, a new one is added under its
  * shard's spinlock. Ids are handed out by an atomic counter and published
- * in a two-level directory so lp_stack_get() never locks.
+ * in a two-level directory so lp_stack_get() never locks. A record's
+ * frames are packed in 32 bits each, by region (stack.h); the regions
+ * are added, once each, under a lock of their own taken inside a shard's.
  * Context: HOT.
  */
 #include "preload/hot/stack.h"
