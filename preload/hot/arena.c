@@ -90,13 +90,7 @@ static void *map_aligned(size_t size, size_t align)
     return p;
 }
 
-/* A mapping of its own; from 2 MiB on aligned to 2 MiB, so that a user
- * asking for huge pages (the table's big arrays, the stack index) gets
- * them over the whole of it. */
-static void *map(size_t size)
-{
-    return map_aligned(size, size >= HUGE_CHUNK ? HUGE_CHUNK : 4096);
-}
+static void *map(size_t size) { return map_aligned(size, 4096); }
 
 /* The next chunk, its size in *size; lock held. */
 static void *new_chunk(size_t *size)

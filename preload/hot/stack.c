@@ -346,7 +346,7 @@ static struct stack_index *index_new(size_t slots)
     struct stack_index *x = lp_arena_alloc(size);
 
     if (x) {
-        if (size >= ((size_t)2 << 20)) /* the arena aligns it so */
+        if (size >= ((size_t)2 << 20)) /* its aligned 2 MiB, at least */
             (void)madvise(x, size, MADV_HUGEPAGE);
         if (size >= 65536)
             lp_populate(x, size); /* every page gets written */
