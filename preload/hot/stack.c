@@ -138,19 +138,10 @@ static inline uint64_t hash_frames(const uintptr_t *f, unsigned n)
 static inline bool same_frames(const struct lp_stack *s, const uintptr_t *f,
                                unsigned n)
 {
-    const uint32_t *p = s->packed;
     unsigned i;
 
-    if (LP_UNLIKELY(s->wide)) {
-        for (i = 0; i < n; i++)
-            if (lp_stack_frame(s, i) != f[i])
-                return false;
-        return true;
-    }
     for (i = 0; i < n; i++)
-        if ((f[i] & LP_FRAME_OFFSET_MASK) != (p[i] & LP_FRAME_OFFSET_MASK) ||
-            (f[i] & ~(uintptr_t)LP_FRAME_OFFSET_MASK) !=
-                lp_frame_region[p[i] >> LP_FRAME_OFFSET_BITS])
+        if (lp_stack_frame(s, i) != f[i])
             return false;
     return true;
 }
