@@ -18,6 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* No exit on a failed allocation: the record goes without its stack. */
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) \
+    do { \
+        (void)(obj); \
+        kept_oom = true; \
+    } while (0)
+#include <uthash.h>
+
 #include "preload/hot/stack.h"
 #include "preload/hot/table.h"
 #include "preload/life/config.h"
@@ -42,58 +51,33 @@ static inline size_t hash_key(unsigned kind, uint32_t stack_id)
  * outlive one report (live reports keep the previous one's) and a later
  * report shows mostly the same contexts. Under the leak check's lock.
  */
-static struct {
-    uint32_t *id; /* 0: empty */
-    const uintptr_t **ips;
-    size_t mask, used;
-} kept;
-
-static bool kept_grow(void)
-{
-    size_t cap = kept.id ? (kept.mask + 1) * 2 : 256, i, j;
-    uint32_t *id = calloc(cap, sizeof(*id));
-    const uintptr_t **ips = malloc(cap * sizeof(*ips));
-
-    if (!id || !ips) {
-        free(id);
-        free(ips);
-        return false;
-    }
-    for (i = 0; kept.id && i <= kept.mask; i++) {
-        if (!kept.id[i])
-            continue;
-        for (j = hash_key(0, kept.id[i]) & (cap - 1); id[j];)
-            j = (j + 1) & (cap - 1);
-        id[j] = kept.id[i];
-        ips[j] = kept.ips[i];
-    }
-    free(kept.id);
-    free(kept.ips);
-    kept.id = id;
-    kept.ips = ips;
-    kept.mask = cap - 1;
-    return true;
-}
+struct kept {
+    uint32_t id;
+    UT_hash_handle hh;
+    uintptr_t ips[];
+};
+static struct kept *kept;
+static bool kept_oom; /* uthash could not add the last one */
 
 static const uintptr_t *frames_kept(const struct lp_stack *st)
 {
-    uintptr_t *ips;
-    size_t i;
+    struct kept *k;
 
-    if ((kept.used + 1) * 2 > kept.mask + 1 && !kept_grow())
+    HASH_FIND(hh, kept, &st->id, sizeof(st->id), k);
+    if (k)
+        return k->ips;
+    k = malloc(sizeof(*k) + sizeof(k->ips[0]) * st->nframes);
+    if (!k)
         return NULL;
-    for (i = hash_key(0, st->id) & kept.mask; kept.id[i];
-         i = (i + 1) & kept.mask)
-        if (kept.id[i] == st->id)
-            return kept.ips[i];
-    ips = malloc(sizeof(*ips) * (st->nframes + 1u));
-    if (!ips)
+    k->id = st->id;
+    lp_stack_frames(st, k->ips);
+    HASH_ADD(hh, kept, id, sizeof(k->id), k);
+    if (kept_oom) {
+        kept_oom = false;
+        free(k);
         return NULL;
-    lp_stack_frames(st, ips);
-    kept.id[i] = st->id;
-    kept.ips[i] = ips;
-    kept.used++;
-    return ips;
+    }
+    return k->ips;
 }
 
 /* The slot for (kind, stack id): its record's, or the empty one. */
