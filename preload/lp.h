@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define LP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LP_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -136,5 +137,14 @@ _Noreturn void lp_panic(const char *msg);
         if (LP_UNLIKELY(!(x))) \
             lp_panic("assertion failed: " #x); \
     } while (0)
+
+/* The monotonic clock in milliseconds, for timeouts. */
+static inline uint64_t lp_monotonic_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 #endif /* LP_PRELOAD_LP_H */

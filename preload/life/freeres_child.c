@@ -124,14 +124,6 @@ static __attribute__((noreturn)) void child_run(void (*freeres)(void))
 
 static long child = -1; /* a copy that finished its work, not reaped */
 
-static int64_t now_us(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 /* Whether the copy sleeps: it has no descriptor and nothing to wait for,
  * so it sleeps only on a lock that a thread of ours held when it was
  * made, which nobody will release there. */
@@ -149,7 +141,7 @@ bool lp_freeres_learn(void (*freeres)(void))
     long pid;
     int st = 0, asleep = 0;
     uint64_t i, n;
-    int64_t deadline;
+    uint64_t deadline;
     bool ok = false;
 
     if (!freeres || lp_seccomp_mode() != 0)
@@ -168,7 +160,7 @@ bool lp_freeres_learn(void (*freeres)(void))
      * whole address space, milliseconds) is waited for after the report
      * (lp_freeres_reap). Given up on when it sleeps (twice in a row, a
      * poll apart) or past the deadline. */
-    deadline = now_us() + CHILD_MS * 1000;
+    deadline = lp_monotonic_ms() + CHILD_MS;
     while (pid > 0) {
         pid_t r;
 
@@ -185,7 +177,7 @@ bool lp_freeres_learn(void (*freeres)(void))
         if (r < 0 && errno != EINTR)
             break; /* reaped by someone else: its record is unknown */
         asleep = child_sleeps(pid) ? asleep + 1 : 0;
-        if (asleep >= 2 || now_us() > deadline) {
+        if (asleep >= 2 || lp_monotonic_ms() > deadline) {
             syscall(SYS_kill, pid, SIGKILL);
             while (waitpid((pid_t)pid, &st, __WCLONE) < 0 && errno == EINTR)
                 ;

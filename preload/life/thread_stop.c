@@ -52,7 +52,6 @@ static struct {
 } threads;
 
 static void on_stop_signal(int sig, siginfo_t *si, void *ucv);
-static uint64_t now_ms(void);
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -162,7 +161,7 @@ static bool install_handler(void)
         uintptr_t c = 0;
 
         if (syscall(SYS_getrandom, &c, sizeof(c), 0) != (long)sizeof(c))
-            c = (uintptr_t)now_ms() * 0x9e3779b97f4a7c15ull;
+            c = (uintptr_t)lp_monotonic_ms() * 0x9e3779b97f4a7c15ull;
         threads.cookie = (c ^ (uintptr_t)&threads) | 1;
     }
     memset(&sa, 0, sizeof(sa));
@@ -195,14 +194,6 @@ static bool send_stop(pid_t pid, pid_t tid)
     si.si_uid = getuid();
     si.si_value.sival_ptr = (void *)threads.cookie;
     return syscall(SYS_rt_tgsigqueueinfo, pid, tid, si.si_signo, &si) == 0;
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void nap(void)
@@ -416,7 +407,7 @@ size_t lp_threads_stop(struct lp_stopped_thread **out)
         e += 2; /* a previous stop was never resumed */
     threads.nslots = 0;
     lp_store_release(&threads.epoch, e);
-    deadline = now_ms() + LP_THREADS_STOP_TIMEOUT_MS;
+    deadline = lp_monotonic_ms() + LP_THREADS_STOP_TIMEOUT_MS;
     /* Threads may spawn threads until they are parked: re-read the task
      * list until a pass finds nobody new. */
     for (round = 0; round < 64; round++) {
@@ -426,21 +417,22 @@ size_t lp_threads_stop(struct lp_stopped_thread **out)
         if (signal_new_threads(pid, self, e) == 0 && round > 0)
             break;
         checked_blocked = false;
-        round_start = now_ms();
+        round_start = lp_monotonic_ms();
         do {
             all = true;
             for (i = 0; i < threads.nslots; i++)
                 if (lp_load_acquire(&threads.slots[i].state) ==
                     SLOT_SIGNALLED)
                     all = false;
-            if (!all && !checked_blocked && now_ms() >= round_start + 5) {
+            if (!all && !checked_blocked &&
+                lp_monotonic_ms() >= round_start + 5) {
                 skip_blocked();
                 checked_blocked = true;
                 continue;
             }
             if (!all)
                 nap();
-        } while (!all && now_ms() < deadline);
+        } while (!all && lp_monotonic_ms() < deadline);
         if (!all)
             break;
     }
@@ -467,7 +459,7 @@ void lp_threads_resume(void)
     futex_wake_all(&threads.epoch);
     /* Wait until every parked thread is out of its slot, so the next stop
      * may reuse the slots. */
-    deadline = now_ms() + 1000;
+    deadline = lp_monotonic_ms() + 1000;
     do {
         all = true;
         for (i = 0; i < threads.nslots; i++)
@@ -475,6 +467,6 @@ void lp_threads_resume(void)
                 all = false;
         if (!all)
             nap();
-    } while (!all && now_ms() < deadline);
+    } while (!all && lp_monotonic_ms() < deadline);
     threads.nslots = 0;
 }
