@@ -167,7 +167,7 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
     struct lp_sym_frame *f = malloc(sizeof(*f) * MAXF);
     const char **names = malloc(sizeof(*names) * MAXF);
     char *bufs = malloc((size_t)MAXF * 256);
-    uintptr_t *ips = malloc(sizeof(*ips) * LP_STACK_MAX_DEPTH * 2);
+    uintptr_t *ips = malloc(sizeof(*ips) * LP_STACK_MAX_DEPTH);
     struct lp_site_peak *peak = lp_sites_peak_load();
     uint32_t id, count = lp_stack_count();
 
