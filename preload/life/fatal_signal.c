@@ -252,9 +252,11 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
      * good): a signal sent from outside waits for the bookkeeping's end
      * (lp_guard_leave raises it again), then writes the report as
      * anywhere else. Before, it died there with no report (perl killed
-     * by SIGTERM while allocating: 8 runs in 12). */
+     * by SIGTERM while allocating: 8 runs in 12). After the final scan
+     * (DONE) too: a thread resumed inside a hook ends its bookkeeping,
+     * then waits for the report below. */
     if (lp_guard_held && !lp_self.guard_forever && asynchronous(signo, si) &&
-        lp_load_acquire(&lp_state) == LP_STATE_READY) {
+        lp_load_acquire(&lp_state) != LP_STATE_BOOT) {
         if (lp_self.deferred_signal == 0) { /* else one waits already */
             lp_self.deferred_tid = (int)syscall(SYS_gettid);
             lp_self.deferred_signal = signo;
@@ -282,6 +284,15 @@ static void on_fatal(int signo, siginfo_t *si, void *ucv)
                  "(inside an allocation's bookkeeping): no leak report",
                  signo);
         lp_exit_no_report(why);
+    } else if (!lp_guard_held &&
+               lp_load_acquire(&lp_state) == LP_STATE_DONE) {
+        /* Another thread is writing the report: the final scan stops
+         * tracking (DONE) and resumes the threads before the report is
+         * written out, and a signal pending for one of them (timeout(1)
+         * sends its SIGTERM twice) ended the process there with no
+         * report at all (2 runs in 200 with both cores busy). It waits
+         * for the report, as a signal taken before the scan does. */
+        lp_exit_report(LP_EXIT_SIGNAL, 0);
     }
     /* The default action now: a fault is not blocked (SA_NODEFER) and
      * ends the process here; a signal sent from outside is blocked until
