@@ -9,7 +9,9 @@
  * realloc(NULL, n) is malloc, a failed realloc keeps the old block. We
  * only add calloc's overflow check (before anything else) and keep free()
  * from changing errno. Calls into the real allocator are bracketed by
- * lp_in_libc, so a signal handler of ours knows not to allocate then.
+ * lp_in_libc, so a signal handler of ours knows not to allocate then;
+ * the forwarding paths of sampled mode jump to it instead (an exit from
+ * a handler finds them on the stack: exit_heap.c).
  * Context: HOT.
  */
 #include <errno.h>
@@ -66,7 +68,7 @@ LP_EXPORT void *malloc(size_t size)
     void *p;
 
     if (lp_track_pass(size))
-        return IN_LIBC(lp_hot.malloc(size));
+        return lp_hot.malloc(size); /* a tail call */
     p = malloc_body(size);
     __asm__ volatile("" ::: "memory"); /* no tail call: the hook's frame */
     return p;
@@ -85,7 +87,7 @@ LP_EXPORT void free(void *p)
     if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
         return;
     if (lp_track_release_pass(p)) {
-        IN_LIBC_VOID(lp_hot.free(p));
+        lp_hot.free(p); /* a tail call */
         return;
     }
     free_body(p);
@@ -105,7 +107,7 @@ LP_EXPORT void *calloc(size_t n, size_t size)
         return lp_boot_alloc(total, 16); /* static memory is zeroed */
     if (size != 16 && !(n == 1 && size == LP_EXIT_LIST_SIZE) &&
         lp_track_pass(total))
-        return IN_LIBC(lp_hot.calloc(n, size));
+        return lp_hot.calloc(n, size);
     p = IN_LIBC(lp_real.calloc(n, size));
     if (LP_UNLIKELY(size == 16)) /* a thread's DTV: ours taken out */
         total = lp_own_tls_dtv_size(n, total,

@@ -63,7 +63,9 @@ void lp_track_lost(uintptr_t addr);
  * hook tail-calls the real allocator, as a preload that only forwards
  * does. That needs no fill (malloc_fill) and a program with threads: then
  * no handler of ours reads lp_in_libc (snapshot_signal.c starts its
- * thread from the handler only in a single-threaded program). The
+ * thread from the handler only in a single-threaded program), and an
+ * exit or exec from a program's handler looks at the stack instead
+ * (lp_allocator_interrupted, exit_heap.c). The
  * sampler's quick case only (the countdown stays above the block): when a
  * point falls in the block this says false, consuming nothing, and
  * lp_track_alloc asks the sampler again (its slow path then decides).

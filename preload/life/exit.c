@@ -275,7 +275,7 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
     }
     /* exit() from a signal handler that interrupted this thread's malloc,
      * free or fork: the real heap is left alone from here on. */
-    if (lp_exit_heap_needed())
+    if (lp_allocator_interrupted())
         (void)lp_exit_heap_take();
     /* No dump from the dumper thread from here on (one under way ends
      * first), and a snapshot asked for and not made yet is made here, of

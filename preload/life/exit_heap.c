@@ -24,12 +24,17 @@
  */
 #include "preload/life/exit_heap.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
 
 #include "preload/hot/guard.h"
 #include "preload/hot/real.h"
+#include "preload/life/fatal_signal.h"
 
 #define HEADER 16
 
@@ -38,7 +43,95 @@ static char *base;
 static size_t span, used;
 static bool on;
 
-bool lp_exit_heap_needed(void) { return lp_in_libc != 0; }
+/* The object that holds pc, as its first mapped address (0: none).
+ * _dl_find_object takes no lock: this runs in a signal handler. */
+static uintptr_t object_of(uintptr_t pc)
+{
+    struct dl_find_object obj;
+
+    return _dl_find_object((void *)pc, &obj) == 0
+               ? (uintptr_t)obj.dlfo_map_start
+               : 0;
+}
+
+/* The frames a signal interrupted, from the instruction out, one at a
+ * time: inside the real allocator when one lies in the allocator's
+ * object (glibc's libc.so, or a malloc library's, which may be inside
+ * the C library's lock or system call wrappers when interrupted) before
+ * the chain leaves the C library. */
+struct chain {
+    uintptr_t alloc_obj, libc_obj;
+    bool on; /* the frames so far were the C library's */
+};
+
+static void chain_begin(struct chain *c)
+{
+    c->alloc_obj = object_of((uintptr_t)lp_real.malloc);
+    c->libc_obj = object_of((uintptr_t)&getpid);
+    c->on = true;
+}
+
+/* True when pc, the next frame out, is the allocator's. */
+static bool chain_in_allocator(struct chain *c, uintptr_t pc)
+{
+    uintptr_t obj;
+
+    if (!c->on || c->alloc_obj == 0)
+        return false;
+    obj = object_of(pc);
+    c->on = obj == c->libc_obj;
+    return obj == c->alloc_obj;
+}
+
+/* Whether a signal handler on this thread's stack interrupted the real
+ * allocator. Any signal frame counts, not only the innermost: a handler
+ * that interrupted a handler that interrupted malloc still runs above
+ * its held lock. A fatal signal's report runs on a stack of ours, which
+ * the walk does not leave: there the frames noted at the signal say. The
+ * guard is held: what the unwinder allocates (nothing, as we use it) is
+ * ours. */
+static bool handler_interrupted_allocator(void)
+{
+    const struct lp_fatal_info *f = lp_fatal_signal_info();
+    struct chain c;
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    bool held = lp_guard_held, found = false;
+    unsigned i, steps = 0;
+
+    chain_begin(&c);
+    for (i = 0; f && i < f->nips && !found; i++)
+        found = chain_in_allocator(&c, f->ips[i]);
+    lp_guard_held = true;
+    c.on = false; /* our frames, then the handler's: up to a signal frame */
+    if (!found && unw_getcontext(&ctx) == 0 &&
+        unw_init_local(&cur, &ctx) == 0) {
+        do {
+            unw_word_t ip;
+
+            if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+                break;
+            /* libunwind says "signal frame" of the frame it reached
+             * through the kernel's: the one the signal interrupted. */
+            if (unw_is_signal_frame(&cur) > 0)
+                c.on = true;
+            found = chain_in_allocator(&c, (uintptr_t)ip);
+        } while (!found && ++steps < 1024 && unw_step(&cur) > 0);
+    }
+    lp_guard_restore(held);
+    return found;
+}
+
+bool lp_allocator_interrupted(void)
+{
+    if (lp_in_libc != 0)
+        return true;
+    /* The forwarding hooks of sampled mode (lp_track_pass) jump into the
+     * real allocator and leave lp_in_libc alone: the stack says. */
+    return (lp_load_relaxed(&lp_hot.pass_below) != 0 ||
+            lp_load_relaxed(&lp_hot.pass_filter) != NULL) &&
+           handler_interrupted_allocator();
+}
 
 bool lp_exit_heap_on(void) { return lp_load_acquire(&on); }
 

@@ -9,9 +9,11 @@
  */
 #include "preload/lp.h"
 
-/* True when the exiting thread is inside the real allocator (or fork):
- * its heap may be half-updated and its locks held by this very thread. */
-bool lp_exit_heap_needed(void);
+/* True when this thread is inside the real allocator (or fork) below a
+ * signal handler that calls exit or exec: its heap may be half-updated
+ * and its locks held by this very thread. Not for the hot path: in
+ * sampled mode it may walk the stack. */
+bool lp_allocator_interrupted(void);
 
 /* From now on, every allocation made with the guard held (ours, and the
  * libraries' we call: the symbolizer's) is served from a mapping of our

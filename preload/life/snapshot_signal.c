@@ -55,6 +55,7 @@
 #include "preload/hot/snapshot.h"
 #include "preload/life/diag.h"
 #include "preload/life/fd_guard.h"
+#include "preload/life/exit_heap.h"
 #include "preload/life/process.h"
 #include "preload/life/sigchain.h"
 #include "preload/hot/track.h"
@@ -336,7 +337,8 @@ void lp_signal_init(void)
 void lp_signal_before_exec(void)
 {
     if (!sig.installed || getpid() != lp_process.pid || lp_guard_held ||
-        lp_in_libc != 0 || lp_load_acquire(&lp_state) != LP_STATE_READY)
+        lp_load_acquire(&lp_state) != LP_STATE_READY ||
+        lp_allocator_interrupted())
         return;
     close_dumper(CLOSED_EXEC);
     serve_pending();
