@@ -15,8 +15,9 @@
 #   BENCH_MODES="native default massif0"  only these modes
 #   BENCH_VALGRIND=1    also Memcheck and Massif (one run; takes minutes)
 #   BENCH_LIB=/path/libleakprof.so   measure another build
-#   BENCH_BEFORE=/path/libleakprof.so  also modes "before" and "before0"
-#                       (that build, default and massif=0), interleaved
+#   BENCH_BEFORE=/path/libleakprof.so  also modes "before", "before0" and
+#                       "before_s" (that build, default, massif=0 and
+#                       sampled), interleaved
 #
 # Workloads: storm1/storm2 (malloc/free storm, 1 and 2 threads), sqlite
 # (sqlite3 CLI, 40,000 inserts + index), python (PYTHONMALLOC=malloc,
@@ -148,6 +149,7 @@ run_mode() {
     shim) pre=(env LD_PRELOAD="$bindir/shim.so") ;;
     before) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts") ;;
     before0) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts:massif=0") ;;
+    before_s) pre=(env LD_PRELOAD="$BENCH_BEFORE" LEAKPROF_OPTIONS="$opts:sample_bytes=524288") ;;
     heaptrack) pre=(heaptrack -o "$tmp/ht") ;;
     lsan) pre=(env LD_PRELOAD="$LSAN_LIB" LSAN_OPTIONS=exitcode=0:log_path="$tmp/lsan") ;;
     memcheck) pre=(valgrind --leak-check=full --log-file="$tmp/mc.txt" --trace-children=yes) ;;
@@ -195,7 +197,7 @@ command -v heaptrack >/dev/null || modes=$(echo "$modes" | sed 's/heaptrack//')
 LSAN_LIB=${LSAN_LIB:-$(ls /usr/lib/*-linux-gnu/liblsan.so.0 2>/dev/null | head -1)}
 [ -n "$LSAN_LIB" ] || modes=$(echo "$modes" | sed 's/lsan//')
 if [ -n "${BENCH_BEFORE:-}" ]; then # once, even if BENCH_MODES names them
-    case " $modes " in *" before "*) ;; *) modes="$modes before before0" ;; esac
+    case " $modes " in *" before"*) ;; *) modes="$modes before before0 before_s" ;; esac
 fi
 if [ "${BENCH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
     modes="$modes memcheck massif"
