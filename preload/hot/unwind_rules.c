@@ -94,14 +94,19 @@ static LP_COLD void rules_grow(struct lp_rules *t)
     lp_store_release(&rules.growing, 0);
 }
 
+uint64_t lp_rules_computed;
+
 LP_COLD uint64_t lp_rule_miss(uint64_t ra)
 {
     struct lp_rules *t = lp_load_acquire(&lp_rules_now);
     uint64_t rule;
 
     /* What an earlier process of this object computed, else the CFI. */
-    if (!lp_rules_file_find(ra, &rule))
+    if (!lp_rules_file_find(ra, &rule)) {
         rule = lp_cfi_rule(ra);
+        if (!(rule & LP_RULE_NO_OBJECT))
+            lp_add_relaxed(&lp_rules_computed, 1);
+    }
     if (rule & LP_RULE_NO_OBJECT)
         return rule; /* JIT code: an object may be mapped there later */
 

@@ -41,6 +41,9 @@ struct lp_rules {
 extern struct lp_rules *lp_rules_now;
 extern unsigned lp_rules_gen;
 extern const struct lp_rules *const lp_no_rules; /* one empty slot */
+/* Rules this process computed from the CFI (not read from a rules file):
+ * none, and the exit has no file to write. */
+extern uint64_t lp_rules_computed;
 
 /* Cheap on purpose: the lookup is on the walk's critical path (hash,
  * load key, load rule, load the return address, next frame), and return
