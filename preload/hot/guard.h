@@ -26,7 +26,7 @@ extern int lp_state;              /* enum lp_state, atomically accessed */
  * program's handler keeps our report off the real heap (exit_heap.c).
  * Every call into the real allocator raises it but the forwarding ones
  * of sampled mode, which jump there (a tail call, as a preload that only
- * forwards: 1.34x -> 1.17x of native CPU on the sampled 2-thread storm);
+ * forwards: 1.34x -> 1.17-1.22x of native CPU, sampled 2-thread storm);
  * an exit from a handler looks for them on its stack instead (exit_heap.c;
  * without either, 9 runs in 12 of a threaded program exiting from a
  * SIGALRM handler hung on glibc's arena lock). */
