@@ -45,6 +45,7 @@
 #include "preload/hot/snapshot.h"
 #include "preload/hot/stack.h"
 #include "preload/hot/table.h"
+#include "preload/hot/unwind_rules.h"
 
 #define held_before (lp_self.fork_guard) /* the forking thread's guard */
 
@@ -88,6 +89,7 @@ static void child(void)
     lp_freed_atfork_child();
     lp_table_atfork_child();
     lp_stack_atfork_child();
+    lp_rules_atfork_child();
     lp_snapshot_atfork_child(); /* both snapshot locks */
     lp_scan_atfork_child();
     lp_leakcheck_atfork_child();
