@@ -105,6 +105,37 @@ static void test_unwind_rules_files_round_trip(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A fork child inherits its parent's table, rules the parent computed
+ * and will save at its own exit: the child's exit writes no file for
+ * them, only for a rule it computes itself. */
+static void test_unwind_rules_fork_child_saves_only_its_own(void **state)
+{
+    char dir[] = "/tmp/lp-rules-XXXXXX", sub[64], cmd[200];
+    static struct up_pair p;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(sub, sizeof(sub), "%s/leakprof", dir);
+    lp_rules_file_set_dir(sub, "0123456789ab");
+    lp_rules_file_forget();
+    up_through_o2_fp(&p, 4); /* the parent's rules, in the table */
+    assert_true(lp_unwind_rule((uintptr_t)p.a[1]) != 0);
+    lp_rule_miss((uintptr_t)p.a[1]); /* one computed here, at least */
+    assert_true(lp_load_relaxed(&lp_rules_computed) > 0);
+    lp_rules_atfork_child();
+    assert_int_equal(lp_load_relaxed(&lp_rules_computed), 0);
+    lp_rules_file_save();
+    snprintf(cmd, sizeof(cmd), "ls %s/*.rules >/dev/null 2>&1", sub);
+    assert_int_not_equal(system(cmd), 0); /* nothing written */
+    lp_rule_miss((uintptr_t)p.a[1]); /* the child's own */
+    lp_rules_file_save();
+    assert_int_equal(system(cmd), 0);
+    lp_rules_file_set_dir(NULL, NULL);
+    lp_rules_file_forget();
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* dlclose (ours, linked in from the preload objects) forgets the rules
  * of code it unloaded, and only those. libthread_db: small, loaded by
  * nothing else, and RTLD_LAZY leaves its debugger callbacks unresolved. */
@@ -156,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_unwind_rule_of_a_frame_pointer_function),
         cmocka_unit_test(test_unwind_rule_of_code_without_cfi_is_fallback),
         cmocka_unit_test(test_unwind_rules_files_round_trip),
+        cmocka_unit_test(test_unwind_rules_fork_child_saves_only_its_own),
         cmocka_unit_test(test_unwind_dlclose_forgets_unloaded_rules),
     };
 
