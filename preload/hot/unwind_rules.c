@@ -96,7 +96,11 @@ static LP_COLD void rules_grow(struct lp_rules *t)
 
 uint64_t lp_rules_computed;
 
-void lp_rules_atfork_child(void) { lp_store_relaxed(&lp_rules_computed, 0); }
+void lp_rules_atfork_child(void)
+{
+    lp_store_relaxed(&lp_rules_computed, 0);
+    lp_rules_file_atfork_child();
+}
 
 LP_COLD uint64_t lp_rule_miss(uint64_t ra)
 {

@@ -89,43 +89,58 @@ static bool valid(const struct lp_rules_rec *r, size_t n)
     return true;
 }
 
-/* Read o's file (o is ours: S_LOADING). */
-static void load(struct lp_rules_obj *o)
+static const struct lp_rules_set no_recs; /* no file, or an unusable one */
+
+/* What o's file holds now (o->idlen known), or NULL when there is none
+ * or it is not usable. */
+static const struct lp_rules_set *read_file(const struct lp_rules_obj *o)
 {
     char path[700], head[HEADER];
+    const struct lp_rules_set *got = NULL;
+    struct lp_rules_set *s;
     struct stat st;
     uint64_t n;
-    void *buf;
+    size_t bytes;
     long fd;
 
-    o->idlen = lp_elf_build_id_at(o->start, o->bias, o->id);
-    if (o->idlen == 0 || !lp_rules_file_name(o, path, sizeof(path))) {
-        lp_store_release(&o->state, S_NONE);
-        return;
-    }
+    if (!lp_rules_file_name(o, path, sizeof(path)))
+        return NULL;
     fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        lp_store_release(&o->state, S_READY); /* no file yet: none known */
-        return;
-    }
+    if (fd < 0)
+        return NULL;
     if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode) &&
         (size_t)st.st_size >= HEADER &&
         syscall(SYS_read, fd, head, HEADER) == HEADER &&
         memcmp(head, LP_RULES_MAGIC, LP_RULES_MAGIC_LEN) == 0) {
         memcpy(&n, head + LP_RULES_MAGIC_LEN, 8);
+        bytes = sizeof(*s) + n * sizeof(struct lp_rules_rec);
         if (n <= LP_RULES_MAX && (size_t)st.st_size == HEADER + n * sizeof(struct lp_rules_rec) &&
-            n > 0 && (buf = lp_arena_alloc(n * sizeof(struct lp_rules_rec))) != NULL) {
-            if (syscall(SYS_read, fd, buf, n * sizeof(struct lp_rules_rec)) ==
+            n > 0 && (s = lp_arena_alloc(bytes)) != NULL) {
+            s->n = n;
+            if (syscall(SYS_read, fd, s->r, n * sizeof(struct lp_rules_rec)) ==
                     (long)(n * sizeof(struct lp_rules_rec)) &&
-                valid(buf, n)) {
-                o->recs = buf;
-                o->n = n;
-            } else {
-                lp_arena_free(buf, n * sizeof(struct lp_rules_rec));
-            }
+                valid(s->r, n))
+                got = s;
+            else
+                lp_arena_free(s, bytes);
         }
     }
     syscall(SYS_close, fd);
+    return got;
+}
+
+/* Read o's file (o is ours: S_LOADING). */
+static void load(struct lp_rules_obj *o)
+{
+    const struct lp_rules_set *s;
+
+    o->idlen = lp_elf_build_id_at(o->start, o->bias, o->id);
+    if (o->idlen == 0) {
+        lp_store_release(&o->state, S_NONE);
+        return;
+    }
+    s = read_file(o);
+    lp_store_release(&o->set, s ? s : &no_recs); /* no file yet: none known */
     lp_store_release(&o->state, S_READY);
 }
 
@@ -172,35 +187,57 @@ void lp_rules_file_claim(uintptr_t ra)
     (void)obj_of(ra);
 }
 
-bool lp_rules_file_has(const struct lp_rules_obj *o, uint64_t off,
-                       uint64_t *rule)
+bool lp_rules_set_has(const struct lp_rules_set *s, uint64_t off,
+                      uint64_t *rule)
 {
-    size_t lo = 0, hi = o->n;
+    size_t lo = 0, hi = s ? s->n : 0;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
 
-        if (o->recs[mid].off < off)
+        if (s->r[mid].off < off)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == o->n || o->recs[lo].off != off)
+    if (s == NULL || lo == s->n || s->r[lo].off != off)
         return false;
     if (rule)
-        *rule = o->recs[lo].rule;
+        *rule = s->r[lo].rule;
     return true;
 }
 
 bool lp_rules_file_find(uintptr_t ra, uint64_t *rule)
 {
     struct lp_rules_obj *o = obj_of(ra);
+    const struct lp_rules_set *s;
+    int one = 1;
 
-    return o != NULL && lp_load_acquire(&o->state) == S_READY &&
-           o->gen == lp_load_acquire(&lp_rules_gen) &&
-           lp_rules_file_has(o, (uint64_t)(ra - o->bias), rule);
+    if (o == NULL || lp_load_acquire(&o->state) != S_READY ||
+        o->gen != lp_load_acquire(&lp_rules_gen))
+        return false;
+    if (lp_rules_set_has(lp_load_acquire(&o->set), (uint64_t)(ra - o->bias),
+                         rule))
+        return true;
+    /* A fork child's first such miss in the object: what the file holds
+     * now (the set it replaces stays: a reader may hold it). */
+    if (!lp_load_relaxed(&o->stale) || !lp_cas(&o->stale, &one, 0))
+        return false;
+    if ((s = read_file(o)) == NULL)
+        return false;
+    lp_store_release(&o->set, s);
+    return lp_rules_set_has(s, (uint64_t)(ra - o->bias), rule);
 }
 
+void lp_rules_file_atfork_child(void)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_OBJS; i++)
+        if (lp_load_relaxed(&objs[i].start) != 0 &&
+            lp_load_relaxed(&objs[i].state) == S_READY)
+            lp_store_relaxed(&objs[i].stale, 1);
+}
 
 bool lp_rules_file_obj(size_t i, const struct lp_rules_obj **o)
 {

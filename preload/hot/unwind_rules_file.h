@@ -31,6 +31,14 @@ struct lp_rules_rec {
     uint64_t off, rule;
 };
 
+/* What an object's file held when it was read: published whole (one
+ * pointer), so a reader never pairs one reading's count with another's
+ * records. */
+struct lp_rules_set {
+    size_t n;
+    struct lp_rules_rec r[];
+};
+
 /* An object as a miss found it: where it is mapped, its build-id, what
  * its file held. */
 struct lp_rules_obj {
@@ -39,9 +47,12 @@ struct lp_rules_obj {
     unsigned gen; /* lp_rules_gen when it was claimed */
     int state;
     int idlen;
+    /* In a fork child: the file may have grown since the parent read it
+     * (a sibling wrote it); a miss the set does not answer reads it once
+     * more. */
+    int stale;
     unsigned char id[64];
-    const struct lp_rules_rec *recs; /* arena memory, never freed */
-    size_t n;
+    const struct lp_rules_set *set; /* arena memory, never freed */
 };
 
 /* Where the files are (dir/, 12 hex digits of our build-id), from init:
@@ -59,9 +70,16 @@ bool lp_rules_file_obj(size_t i, const struct lp_rules_obj **o);
  * that came into the table before the files were known still goes out. */
 void lp_rules_file_claim(uintptr_t ra);
 bool lp_rules_file_name(const struct lp_rules_obj *o, char *buf, size_t n);
-/* Whether o's file holds offset off (its rule into *rule, unless NULL). */
-bool lp_rules_file_has(const struct lp_rules_obj *o, uint64_t off,
-                       uint64_t *rule);
+/* Whether a set of records (NULL: none) holds offset off (its rule into
+ * *rule, unless NULL). */
+bool lp_rules_set_has(const struct lp_rules_set *s, uint64_t off,
+                      uint64_t *rule);
+
+/* In a fork child (COLD): every file read so far is read again at the
+ * child's first miss in its object that the records do not answer. A
+ * shell's subshells with an empty cache each computed and wrote again
+ * the rules the one before had just written. */
+void lp_rules_file_atfork_child(void);
 
 /* At start and exit (preload/life/unwind_rules_save.c, COLD). */
 void lp_rules_file_init(void);

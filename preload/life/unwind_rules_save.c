@@ -39,6 +39,8 @@ static int rec_order(const void *a, const void *b)
 
 static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
 {
+    const struct lp_rules_set *had = lp_load_acquire(&o->set);
+    size_t had_n = had ? had->n : 0;
     bool wrote = false;
     size_t i, n = 0, cap = 256;
     struct lp_rules_rec *all = malloc(cap * sizeof(*all));
@@ -53,7 +55,7 @@ static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
         struct dl_find_object fo;
 
         if (k <= LP_RULE_KEY_TOMB || _dl_find_object((void *)(k - 1), &fo) != 0 ||
-            (uintptr_t)fo.dlfo_map_start != o->start || lp_rules_file_has(o, k - o->bias, NULL))
+            (uintptr_t)fo.dlfo_map_start != o->start || lp_rules_set_has(had, k - o->bias, NULL))
             continue;
         if (n == cap) {
             struct lp_rules_rec *g = realloc(all, (cap *= 2) * sizeof(*all));
@@ -68,12 +70,12 @@ static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
         all[n].rule = lp_load_relaxed(&t->slots[i].rule);
         n++;
     }
-    if (n == 0 || n + o->n > LP_RULES_MAX || !lp_rules_file_name(o, path, sizeof(path))) {
+    if (n == 0 || n + had_n > LP_RULES_MAX || !lp_rules_file_name(o, path, sizeof(path))) {
         free(all);
         return false; /* nothing new (a warm run), or no room for it */
     }
-    if (n + o->n > cap) {
-        struct lp_rules_rec *g = realloc(all, (n + o->n) * sizeof(*all));
+    if (n + had_n > cap) {
+        struct lp_rules_rec *g = realloc(all, (n + had_n) * sizeof(*all));
 
         if (g == NULL) {
             free(all);
@@ -81,9 +83,9 @@ static bool save_obj(const struct lp_rules_obj *o, const struct lp_rules *t)
         }
         all = g;
     }
-    if (o->n)
-        memcpy(all + n, o->recs, o->n * sizeof(*all));
-    n += o->n;
+    if (had_n)
+        memcpy(all + n, had->r, had_n * sizeof(*all));
+    n += had_n;
     qsort(all, n, sizeof(*all), rec_order);
     cnt = n;
     (void)lp_symcache_make_dirs(path);

@@ -43,3 +43,22 @@ for how in pending_exit quick_exit; do
     fi
 done
 check "quick_exit: its handler ran" grep -qx 'quick handler' "$WORK/ew_quick_exit.txt.stdout"
+
+# Fork children and the unwind-rules files, with an empty cache: the first
+# subshell writes the rules its own code needed, and the next ones read
+# them again (what the parent read before is out of date) instead of
+# computing and writing every file again; nor does a child write the
+# rules its parent computed. 9 processes: at most 3 write.
+if command -v strace >/dev/null 2>&1; then
+    cache=$WORK/xdg-fork
+    rm -rf "$cache"
+    strace -f -e trace=rename -o "$WORK/ren.txt" -E XDG_CACHE_HOME="$cache" \
+        -E LEAKPROF_OPTIONS="massif=0:log=$WORK/sub.%p" -E LD_PRELOAD="$LIB" \
+        bash -c 'for i in 1 2 3 4 5 6 7 8; do (true); done' >"$WORK/sub.out" 2>&1
+    nrep=$(ls "$WORK"/sub.* 2>/dev/null | grep -vc 'sub.out')
+    writers=$(grep '\.rules") = 0' "$WORK/ren.txt" | awk '{print $1}' | sort -u | wc -l)
+    check "subshells: 9 reports ($nrep)" [ "$nrep" = 9 ]
+    check "subshells: rules files written by at most 3 of the 9 ($writers)" \
+        [ "$writers" -ge 1 -a "$writers" -le 3 ]
+    rm -rf "$cache"
+fi
