@@ -89,8 +89,6 @@ static bool valid(const struct lp_rules_rec *r, size_t n)
     return true;
 }
 
-static const struct lp_rules_set no_recs; /* no file, or an unusable one */
-
 /* What o's file holds now (o->idlen known), or NULL when there is none
  * or it is not usable. */
 static const struct lp_rules_set *read_file(const struct lp_rules_obj *o)
@@ -132,15 +130,12 @@ static const struct lp_rules_set *read_file(const struct lp_rules_obj *o)
 /* Read o's file (o is ours: S_LOADING). */
 static void load(struct lp_rules_obj *o)
 {
-    const struct lp_rules_set *s;
-
     o->idlen = lp_elf_build_id_at(o->start, o->bias, o->id);
     if (o->idlen == 0) {
         lp_store_release(&o->state, S_NONE);
         return;
     }
-    s = read_file(o);
-    lp_store_release(&o->set, s ? s : &no_recs); /* no file yet: none known */
+    lp_store_release(&o->set, read_file(o)); /* NULL: none known yet */
     lp_store_release(&o->state, S_READY);
 }
 
@@ -190,8 +185,11 @@ void lp_rules_file_claim(uintptr_t ra)
 bool lp_rules_set_has(const struct lp_rules_set *s, uint64_t off,
                       uint64_t *rule)
 {
-    size_t lo = 0, hi = s ? s->n : 0;
+    size_t lo = 0, hi;
 
+    if (s == NULL)
+        return false;
+    hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
 
@@ -200,7 +198,7 @@ bool lp_rules_set_has(const struct lp_rules_set *s, uint64_t off,
         else
             hi = mid;
     }
-    if (s == NULL || lo == s->n || s->r[lo].off != off)
+    if (lo == s->n || s->r[lo].off != off)
         return false;
     if (rule)
         *rule = s->r[lo].rule;

@@ -52,7 +52,8 @@ struct lp_rules_obj {
      * more. */
     int stale;
     unsigned char id[64];
-    const struct lp_rules_set *set; /* arena memory, never freed */
+    const struct lp_rules_set *set; /* arena memory, never freed; NULL:
+                                     * no file (or none usable) */
 };
 
 /* Where the files are (dir/, 12 hex digits of our build-id), from init:
