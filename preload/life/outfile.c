@@ -9,6 +9,11 @@
  * output, and renamed into place once complete. Absolute paths are taken
  * from the root the process started with (root_dir.c: a program that
  * chroots itself).
+ *
+ * A destination that exists and is no regular file or directory
+ * (`massif=/dev/null`, a FIFO, `/dev/stderr`) is opened and written
+ * directly, as Valgrind writes it: renamed over, /dev/null became a
+ * regular file (as root), for every program after.
  * Context: COLD, guard held.
  */
 #include "preload/life/outfile.h"
@@ -16,10 +21,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/hot/fault.h"
 #include "preload/life/root_dir.h"
+
+/* Whether path (its symlinks followed) is a device, FIFO or socket. */
+static bool is_special(const char *path)
+{
+    int fd = lp_root_open(path, O_PATH | O_CLOEXEC, 0);
+    struct stat st;
+    bool special;
+
+    if (fd < 0)
+        return false;
+    special = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) &&
+              !S_ISDIR(st.st_mode);
+    close(fd);
+    return special;
+}
 
 FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz)
 {
@@ -27,6 +48,14 @@ FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz)
     FILE *f;
     int fd = -1, e;
 
+    if (tmpsz == 0) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    tmp[0] = '\0'; /* no temporary file: written in place */
+    if (is_special(path) &&
+        (fd = lp_root_open(path, O_WRONLY | O_CLOEXEC, 0)) < 0)
+        return NULL;
     for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
         int n = attempt ? snprintf(tmp, tmpsz, "%s.tmp.%d.%u", path,
                                    (int)getpid(), attempt)
@@ -52,7 +81,8 @@ FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz)
     if (!f) {
         e = errno;
         close(fd);
-        lp_root_unlink(tmp);
+        if (tmp[0])
+            lp_root_unlink(tmp);
         errno = e;
     }
     return f;
@@ -65,6 +95,8 @@ int lp_outfile_commit(FILE *f, const char *tmp, const char *path, int rc)
     }
     if (fclose(f) != 0 && rc == 0)
         rc = -errno;
+    if (tmp[0] == '\0')
+        return rc; /* written in place (a device, a FIFO) */
     if (rc == 0 && lp_fault(LP_FAULT_RENAME))
         rc = -EXDEV;
     else if (rc == 0 && lp_root_rename(tmp, path) != 0)

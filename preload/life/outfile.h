@@ -8,13 +8,14 @@
  */
 #include <stdio.h>
 
-/* Open a new temporary file for path; its name goes to tmp. NULL with
- * errno set on failure. */
+/* Open a new temporary file for path; its name goes to tmp. When path is
+ * a device, FIFO or socket, path itself is opened and tmp is "". NULL
+ * with errno set on failure. */
 FILE *lp_outfile_open(const char *path, char *tmp, size_t tmpsz);
 
 /* Close f and, when rc (the writer's result, 0 or -errno) is 0 and the
- * close succeeds, rename tmp to path; otherwise remove tmp. Returns 0 or
- * a negative errno. */
+ * close succeeds, rename tmp to path; otherwise remove tmp (nothing to
+ * rename or remove when tmp is ""). Returns 0 or a negative errno. */
 int lp_outfile_commit(FILE *f, const char *tmp, const char *path, int rc);
 
 #endif /* LP_PRELOAD_OUTFILE_H */

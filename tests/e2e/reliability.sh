@@ -487,3 +487,16 @@ if command -v timeout >/dev/null; then
         check "timeout -s TERM while allocating${thr:+ (threads)}: 8 of 8 runs report, status $nrc ($ok)" [ $ok = 8 -a $nrc = 143 ]
     done
 fi
+
+# An output path that is a FIFO or a device (massif=/dev/null) is written
+# in place, never renamed over: as root, /dev/null once became a regular
+# file that way, for every program after.
+rm -f "$WORK/mfifo" "$WORK/mfifo.out"
+mkfifo "$WORK/mfifo"
+cat "$WORK/mfifo" >"$WORK/mfifo.out" &
+catpid=$!
+LPO="massif=$WORK/mfifo:log=$WORK/mfifo.log" lp "$SAMPLES/slow_app" >/dev/null 2>&1
+wait $catpid
+check "massif to a FIFO: still a FIFO" [ -p "$WORK/mfifo" ]
+check "massif to a FIFO: the profile came through it" grep -q '^desc: --massif-out-file=' "$WORK/mfifo.out"
+check "massif to a FIFO: no temporary file left" sh -c "! ls '$WORK'/mfifo.tmp* >/dev/null 2>&1"
