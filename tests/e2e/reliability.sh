@@ -493,7 +493,7 @@ fi
 # file that way, for every program after.
 rm -f "$WORK/mfifo" "$WORK/mfifo.out"
 mkfifo "$WORK/mfifo"
-cat "$WORK/mfifo" >"$WORK/mfifo.out" &
+timeout 20 cat "$WORK/mfifo" >"$WORK/mfifo.out" & # (a renamed-over FIFO: no writer ever)
 catpid=$!
 LPO="massif=$WORK/mfifo:log=$WORK/mfifo.log" lp "$SAMPLES/slow_app" >/dev/null 2>&1
 wait $catpid
