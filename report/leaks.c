@@ -698,6 +698,10 @@ int lp_leaks_print(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     if (o.live && o.live_seq > 0)
         live_header(&w, &o);
     if (!o.live) {
+        /* Valgrind's warnings come between the preamble and the exit's
+         * lines, as they happened. */
+        if (o.warning != NULL)
+            lp_line(&w, "Warning: %s", o.warning);
         /* Memcheck says it when the fault happens, then in the block. */
         if (o.fatal_signo > 0 && o.fatal_overflow_page != 0)
             print_overflow(&w, &o);

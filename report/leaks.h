@@ -122,6 +122,9 @@ struct lp_leak_opts {
     bool quiet;              /* Memcheck's -q: loss records only */
     uint64_t sample_bytes;   /* non-zero: sampled run, figures are
                                 estimates; the preamble says so */
+    const char *warning;     /* exit report, non-NULL: a "Warning: ..."
+                                line after the preamble, where Valgrind
+                                prints what it met during the run */
     /* Live only: the header line (lp_leaks_print); live_seq 0 prints
      * none. The dumper fills these in for each snapshot signal. */
     unsigned live_seq;       /* N: the Nth snapshot signal, massif.out.PID.N */

@@ -8,7 +8,7 @@
  * can say where an option came from; puts libleakprof.so first in
  * LD_PRELOAD and execs the program, so the program's exit status is the
  * launcher's. `leakprof --snapshot PID` sends a running profiled process
- * the snapshot signal it was started with.
+ * the snapshot signal it was started with, tagged as ours.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "preload/life/config.h"
+#include "preload/life/snapshot_signal.h"
 #include "tools/cli_options.h"
 #include "tools/cli_target.h"
 
@@ -125,7 +126,10 @@ static int send_snapshot(int pid)
         return 1;
     }
     signal_name(c.snapshot_signal, name, sizeof(name));
-    if (kill(pid, c.snapshot_signal) != 0) {
+    /* Tagged: a program that handles the signal itself takes it as our
+     * request, not as one of its own (snapshot_signal.h). */
+    if (sigqueue(pid, c.snapshot_signal,
+                 (union sigval){ .sival_int = LP_SNAPSHOT_TAG }) != 0) {
         fprintf(stderr, "leakprof: cannot send %s to process %d: %s\n", name,
                 pid, strerror(errno));
         return 1;

@@ -25,8 +25,10 @@
  * pthread_create needs can be held then), else at the next allocation.
  *
  * Installed through sigchain.c: a handler the program installs for the
- * same signal is chained (it runs after the snapshot request), and an
- * inherited SIG_IGN is left alone (no snapshots then; the README says so).
+ * same signal keeps the signal as the program's (snapshot_signal.h: only
+ * our tagged requests take snapshots then, and those never reach it), and
+ * an inherited SIG_IGN is left alone (no snapshots then; the README says
+ * so).
  * The pipe's ends live at high descriptor numbers, so the program's own
  * descriptors are numbered as without us, and fd_guard.c keeps the
  * program's close family off them. Should they go all the same (a raw
@@ -59,7 +61,6 @@
 #include "preload/life/process.h"
 #include "preload/life/sigchain.h"
 #include "preload/hot/track.h"
-#include "report/signame.h"
 
 static struct {
     int wake_fd[2]; /* read end blocking, write end O_NONBLOCK; CLOEXEC */
@@ -73,7 +74,7 @@ static struct {
     int dumping;   /* the dumper is serving requests (set before it takes them) */
     int closed;    /* CLOSED_EXIT or _EXEC: the dumper serves nothing */
     pid_t dumper_tid;
-    bool told_chained;
+    unsigned left_to_program; /* signals that were the program's alone */
     unsigned *nthreads; /* glibc's __nptl_nthreads, or NULL */
 } sig = { .wake_fd = { -1, -1 } };
 
@@ -105,31 +106,40 @@ static void wake(void)
         (void)!write(fd, &one, 1); /* EAGAIN: a wake-up is pending */
 }
 
+/* A request of ours (leakprof --snapshot): sigqueue()d with our tag. */
+static bool tagged(const siginfo_t *si)
+{
+    return si != NULL && si->si_code == SI_QUEUE &&
+           si->si_value.sival_int == LP_SNAPSHOT_TAG;
+}
+
 static void on_signal(int signo, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
 
+    if (!tagged(si) && lp_sigchain_program_handles(signo)) {
+        /* The program's signal: its handler, nothing of ours. */
+        lp_add_relaxed(&sig.left_to_program, 1);
+        lp_sigchain_call(signo, si, uc);
+        return;
+    }
     lp_add_relaxed(&sig.requests, 1);
     if (lp_load_acquire(&sig.running))
         wake();
     else if (!start_from_handler())
         lp_init_request_service(); /* at the next allocation */
     errno = saved_errno;
-    lp_sigchain_call(signo, si, uc);
+}
+
+unsigned lp_signal_left_to_program(void)
+{
+    return lp_load_relaxed(&sig.left_to_program);
 }
 
 static void dump(void)
 {
     unsigned n = ++sig.seq;
-    char name[32];
 
-    if (!sig.told_chained &&
-        lp_sigchain_program_handles(lp_config.snapshot_signal)) {
-        sig.told_chained = true;
-        lp_diag("the program also handles %s: each one writes a snapshot, "
-                "then runs the program's handler",
-                lp_signal_name(lp_config.snapshot_signal, name, sizeof(name)));
-    }
     (void)lp_snapshot_dump(n);
     lp_leakcheck_live(n);
     lp_export_write(n); /* pprof=, html= as PATH.N */
@@ -366,6 +376,7 @@ void lp_signal_atfork_child(void)
     lp_fd_guard_close(&sig.wake_fd[1]);
     sig.requests = 0;
     sig.seq = 0;
+    sig.left_to_program = 0;
     sig.starting = 0;
     sig.dumping = 0; /* a dump the parent's dumper was making: not ours */
     sig.closed = 0;

@@ -9,6 +9,17 @@
  */
 #include "preload/lp.h"
 
+/*
+ * Whose signal. A program that installs its own handler for the snapshot
+ * signal uses it (postgres signals its postmaster and backends with
+ * SIGUSR1 all the time, nginx reopens its logs on it): such a signal goes
+ * to the program's handler only, as without us. A request of ours is
+ * sigqueue()d with this value (`leakprof --snapshot PID`): it takes a
+ * snapshot and never reaches the program's handler. While the program
+ * leaves the signal at SIG_DFL or SIG_IGN, any signal takes a snapshot.
+ */
+#define LP_SNAPSHOT_TAG 0x4c50534e /* "LPSN" */
+
 /* Install the handler (if enabled); the dumper thread starts later. */
 void lp_signal_init(void);
 /* Start the dumper thread if the handler is installed and it is not
@@ -17,6 +28,10 @@ void lp_signal_start_dumper(void);
 /* In a fork child: the dumper thread is gone; a new one starts on
  * demand. */
 void lp_signal_atfork_child(void);
+
+/* How many snapshot signals went to the program's own handler only (not
+ * ours, the program handling the signal): the exit report says so. */
+unsigned lp_signal_left_to_program(void);
 
 /* At exit, before anything the dumper uses is torn down: no dump from
  * the dumper thread any more; one under way ends first (bounded). The

@@ -44,10 +44,12 @@
 #include "preload/hot/track.h"
 #include "preload/life/fatal_signal.h"
 #include "preload/life/root_dir.h"
+#include "preload/life/snapshot_signal.h"
 #include "preload/hot/foreign.h"
 #include "report/json.h"
 #include "report/leaks.h"
 #include "report/sarif.h"
+#include "report/signame.h"
 #include "report/suppress.h"
 #include "report/symbolize.h"
 
@@ -540,7 +542,7 @@ unsigned lp_leakcheck_live(unsigned seq)
 
 static unsigned run_check(bool live, unsigned seq)
 {
-    char massif[LP_CONFIG_PATH_MAX + 32];
+    char massif[LP_CONFIG_PATH_MAX + 32], warning[192];
     struct lp_scan sc;
     struct lp_leak_set set;
     struct lp_leak_opts o;
@@ -589,6 +591,17 @@ static unsigned run_check(bool live, unsigned seq)
         o.fatal_nips = fi->nips;
         o.fatal_overflow_page = fi->overflow_page;
         o.main_stack_bytes = main_stack_bytes();
+    }
+    if (!live && lp_signal_left_to_program() > 0) {
+        char name[32];
+        unsigned n = lp_signal_left_to_program();
+
+        lp_signal_name(lp_config.snapshot_signal, name, sizeof(name));
+        snprintf(warning, sizeof(warning),
+                 "the program handles %s itself: the %u it received went "
+                 "to its handler only, without a snapshot; 'leakprof "
+                 "--snapshot PID' takes one", name, n);
+        o.warning = warning;
     }
     if (live && seq > 0) {
         /* The header names the file lp_snapshot_dump(seq) wrote. */

@@ -434,6 +434,48 @@ static void test_leaks_preamble_and_quiet_mode(void **state)
     free(got);
 }
 
+/* A warning of the run (the program kept the snapshot signal): between
+ * the preamble's blank line and the exit's, as Valgrind's; not in -q. */
+static void test_leaks_warning_follows_preamble(void **state)
+{
+    static const char args[] = "./svc";
+    struct lp_loss_record recs[7];
+    struct lp_leak_set set;
+    struct lp_leak_opts o = lr_full_opts();
+    const char *want;
+    char *got;
+
+    (void)state;
+    leaks_set(&set, recs, 1);
+    o.command = args;
+    o.command_len = sizeof(args);
+    o.warning = "the program handles SIGUSR1 itself";
+    want = "==1== Warning: the program handles SIGUSR1 itself\n==1== \n"
+           "==1== HEAP SUMMARY:";
+    got = lr_print_to_string(&set, &o);
+    assert_non_null(strstr(got, "==1== Command: ./svc\n==1== \n==1== Warning: "
+                                "the program handles SIGUSR1 itself\n==1== \n"
+                                "==1== HEAP SUMMARY:"));
+    free(got);
+
+    o.command = NULL; /* preamble already out (a fork, a heap error) */
+    got = lr_print_to_string(&set, &o);
+    assert_true(strncmp(got, want, strlen(want)) == 0);
+    free(got);
+
+    o.command = args;
+    o.quiet = true;
+    got = lr_print_to_string(&set, &o);
+    assert_null(strstr(got, "Warning"));
+    free(got);
+
+    o.quiet = false;
+    o.warning = NULL;
+    got = lr_print_to_string(&set, &o);
+    assert_null(strstr(got, "Warning"));
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_leaks_print_reports_stream_errors),
         cmocka_unit_test(test_leaks_command_quotes_as_memcheck),
         cmocka_unit_test(test_leaks_preamble_and_quiet_mode),
+        cmocka_unit_test(test_leaks_warning_follows_preamble),
     };
 
     /* leaks.c's main, each call on its line. */
