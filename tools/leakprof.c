@@ -84,6 +84,21 @@ static void signal_name(int sig, char *out, size_t n)
         snprintf(out, n, "signal %d", sig);
 }
 
+/* What the kernel does with sig in process pid (/proc/PID/status): 'C'
+ * caught (our handler), 'I' ignored, 'D' default action, '?' unknown. */
+static char disposition(int pid, int sig, char *buf, size_t n)
+{
+    unsigned long long caught = 0, ignored = 0, bit = 1ull << (sig - 1);
+    const char *c, *i;
+
+    if (read_proc(pid, "status", buf, n) < 0 ||
+        !(c = strstr(buf, "\nSigCgt:")) || !(i = strstr(buf, "\nSigIgn:")) ||
+        sscanf(c + 8, "%llx", &caught) != 1 ||
+        sscanf(i + 8, "%llx", &ignored) != 1)
+        return '?';
+    return caught & bit ? 'C' : ignored & bit ? 'I' : 'D';
+}
+
 /*
  * --snapshot PID: the process decides which signal takes a snapshot
  * (snapshot_signal in the LEAKPROF_OPTIONS it was started with), so read
@@ -126,6 +141,19 @@ static int send_snapshot(int pid)
         return 1;
     }
     signal_name(c.snapshot_signal, name, sizeof(name));
+    switch (disposition(pid, c.snapshot_signal, buf, sizeof(buf))) {
+    case 'I':
+        fprintf(stderr, "leakprof: process %d ignores %s (SIG_IGN inherited "
+                        "when it started), so it takes no snapshot on it; "
+                        "no signal sent (start it with snapshot_signal=SIGRTMIN+2, "
+                        "say)\n", pid, name);
+        return 1;
+    case 'D':
+        fprintf(stderr, "leakprof: process %d does not catch %s (no handler "
+                        "of the library's: a set-user-ID program?), which "
+                        "would end it; no signal sent\n", pid, name);
+        return 1;
+    }
     /* Tagged: a program that handles the signal itself takes it as our
      * request, not as one of its own (snapshot_signal.h). */
     if (sigqueue(pid, c.snapshot_signal,

@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,12 +56,12 @@
 #include "preload/hot/guard.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/snapshot.h"
-#include "preload/life/diag.h"
 #include "preload/life/fd_guard.h"
 #include "preload/life/exit_heap.h"
 #include "preload/life/process.h"
 #include "preload/life/sigchain.h"
 #include "preload/hot/track.h"
+#include "report/signame.h"
 
 static struct {
     int wake_fd[2]; /* read end blocking, write end O_NONBLOCK; CLOEXEC */
@@ -131,9 +132,20 @@ static void on_signal(int signo, siginfo_t *si, void *uc)
     errno = saved_errno;
 }
 
-unsigned lp_signal_left_to_program(void)
+bool lp_signal_warning(char *out, size_t n)
 {
-    return lp_load_relaxed(&sig.left_to_program);
+    unsigned k = lp_load_relaxed(&sig.left_to_program);
+    char name[32];
+
+    if (k == 0)
+        return false;
+    lp_signal_name(lp_config.snapshot_signal, name, sizeof(name));
+    snprintf(out, n,
+             "the program handles %s itself: the %u it received went to "
+             "its handler only, without a snapshot; 'leakprof --snapshot "
+             "PID' takes one",
+             name, k);
+    return true;
 }
 
 static void dump(void)
@@ -328,11 +340,11 @@ void lp_signal_init(void)
     sig.nthreads = (unsigned *)dlsym(RTLD_DEFAULT, "__nptl_nthreads");
     lp_guard_restore(held);
     rc = lp_sigchain_install(signo, on_signal, LP_SIGCHAIN_CHAIN, false);
+    /* -EPERM: inherited as SIG_IGN, left so; the program's stderr hears
+     * nothing of it (every traced process of a build started under
+     * `trap '' USR1` would say it), `leakprof --snapshot` says why. */
     if (rc == 0)
         sig.installed = true;
-    else if (rc == -EPERM)
-        lp_diag("snapshot_signal %d is ignored (SIG_IGN inherited): no "
-                "snapshots on it", signo);
 }
 
 /*

@@ -29,9 +29,10 @@ void lp_signal_start_dumper(void);
  * demand. */
 void lp_signal_atfork_child(void);
 
-/* How many snapshot signals went to the program's own handler only (not
- * ours, the program handling the signal): the exit report says so. */
-unsigned lp_signal_left_to_program(void);
+/* The exit report's warning when snapshot signals went to the program's
+ * own handler only (not ours, the program handling the signal): its
+ * text in out, true; false when there is nothing to say. */
+bool lp_signal_warning(char *out, size_t n);
 
 /* At exit, before anything the dumper uses is torn down: no dump from
  * the dumper thread any more; one under way ends first (bounded). The

@@ -49,7 +49,6 @@
 #include "report/json.h"
 #include "report/leaks.h"
 #include "report/sarif.h"
-#include "report/signame.h"
 #include "report/suppress.h"
 #include "report/symbolize.h"
 
@@ -592,17 +591,8 @@ static unsigned run_check(bool live, unsigned seq)
         o.fatal_overflow_page = fi->overflow_page;
         o.main_stack_bytes = main_stack_bytes();
     }
-    if (!live && lp_signal_left_to_program() > 0) {
-        char name[32];
-        unsigned n = lp_signal_left_to_program();
-
-        lp_signal_name(lp_config.snapshot_signal, name, sizeof(name));
-        snprintf(warning, sizeof(warning),
-                 "the program handles %s itself: the %u it received went "
-                 "to its handler only, without a snapshot; 'leakprof "
-                 "--snapshot PID' takes one", name, n);
+    if (!live && lp_signal_warning(warning, sizeof(warning)))
         o.warning = warning;
-    }
     if (live && seq > 0) {
         /* The header names the file lp_snapshot_dump(seq) wrote. */
         o.live_seq = seq;

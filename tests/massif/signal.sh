@@ -105,6 +105,29 @@ C
 done
 out=$(LEAKPROF_OPTIONS=snapshot_signal=0 LD_PRELOAD=$LIB ./own 2>/dev/null); rc=$?
 check "snapshot_signal=0 leaves SIGUSR1 alone" '[ $rc = 138 ]' "rc=$rc"
+# Inherited SIG_IGN: left alone, nothing said on the program's stderr;
+# leakprof --snapshot says why it sends nothing, and the program lives.
+cc_sample ign <<'C' || exit 1
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void) {
+    void *p = malloc(100);
+    printf("ready\n");
+    fflush(stdout);
+    sleep(3);
+    free(p);
+    return 0;
+}
+C
+rm -f massif.out.* ign.out
+(trap '' USR1; exec env LD_PRELOAD=$LIB ./ign >ign.out 2>ign.err) & pid=$!
+for i in $(seq 100); do grep -q ready ign.out 2>/dev/null && break; sleep 0.1; done
+msg=$($O/leakprof --snapshot $pid 2>&1); src=$?
+kill -0 $pid 2>/dev/null; alive=$?
+kill -TERM $pid 2>/dev/null; wait $pid
+check "inherited SIG_IGN: leakprof --snapshot refuses and says why" '[ $src = 1 ] && [ $alive = 0 ] && printf "%s" "$msg" | grep -q "ignores SIGUSR1 (SIG_IGN inherited"' "src=$src alive=$alive $msg"
+check "inherited SIG_IGN: the program's stderr hears nothing of it" '! grep -q "leakprof:" ign.err' "$(head -3 ign.err)"
 
 # A snapshot asked for just before the end (the dumper thread still to
 # start, or busy): the exit serves it before its own report. 10 of 10
