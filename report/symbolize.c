@@ -541,12 +541,42 @@ static const char *preferred_alias(struct lp_sym *sym, Dwfl_Module *mod,
     return m == NULL ? name : lp_symindex_alias(m->index, start, name, better_alias);
 }
 
+/*
+ * Does cu's own range list hold rel? A CU that states none is taken at
+ * libdwfl's word. Go's linker writes .debug_aranges for the C objects of
+ * a cgo program only, and libdwfl then answered an address of Go's
+ * assembly (runtime.asmcgocall, asm_amd64.s:844) with the nearest C unit
+ * (gcc_mmap.c): its line table named the wrong file.
+ */
+static bool cu_covers(Dwarf_Die *cu, Dwarf_Addr rel)
+{
+    Dwarf_Addr base, start, end;
+    ptrdiff_t off = 0;
+    bool any = false;
+
+    while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+        any = true;
+        if (rel >= start && rel < end)
+            return true;
+    }
+    return !any;
+}
+
+/* libdwfl's CU for addr (.debug_aranges), when its ranges hold addr. */
+static Dwarf_Die *aranges_cu(Dwfl_Module *mod, Dwarf_Addr addr,
+                             Dwarf_Addr *bias)
+{
+    Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
+
+    return d != NULL && cu_covers(d, addr - *bias) ? d : NULL;
+}
+
 /* The CU containing addr: libdwfl's lookup (.debug_aranges) first, then
  * the CUs' own ranges (symindex.h). */
 static Dwarf_Die *cu_of(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
                         Dwarf_Addr *bias)
 {
-    Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
+    Dwarf_Die *d = aranges_cu(mod, addr, bias);
     struct sym_mod *m;
 
     if (d != NULL || (m = get_mod(sym, mod)) == NULL)
@@ -647,6 +677,12 @@ static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,
         out->obj = lp_sym_intern(sym, modname); /* [vdso] and friends, as maps says */
 
     line = dwfl_module_getsrc(mod, addr);
+    if (line != NULL) {
+        Dwarf_Addr b = 0;
+
+        if (aranges_cu(mod, addr, &b) == NULL)
+            line = NULL; /* from a CU that does not hold addr */
+    }
     if (line != NULL) {
         const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 

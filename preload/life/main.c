@@ -27,6 +27,7 @@
 #include "preload/life/root_dir.h"
 #include "report/symbolize.h"
 #include "preload/life/exit.h"
+#include "preload/life/go_exit.h"
 #include "preload/life/fatal_signal.h"
 #include "preload/life/fork.h"
 #include "preload/hot/guard.h"
@@ -86,6 +87,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_fatal_signal_init();
     lp_process_hooks_init();
     lp_cred_hooks_init();
+    lp_go_exit_init();
 }
 
 __attribute__((destructor(101))) static void leakprof_fini(void)
