@@ -67,6 +67,7 @@ static bool has_go_note(const char *p, size_t len)
                desc = (n->n_descsz + 3) & ~(size_t)3;
 
         if ((n->n_namesz == 3 || n->n_namesz == 4) && n->n_type == 4 &&
+            off + sizeof(*n) + 4 <= len &&
             memcmp(p + off + sizeof(*n), "Go", 3) == 0)
             return true;
         off += sizeof(*n) + name + desc;
