@@ -118,6 +118,7 @@ __asm__(".text\n"
         ".type lp_go_exit_entry,@function\n"
         "lp_go_exit_entry:\n"
         "  movl 8(%rsp), %edi\n"
+        "  mov %rsp, %rsi\n"
         "  mov lp_go_exit_stack_top(%rip), %rsp\n"
         "  and $-16, %rsp\n"
         "  call lp_go_exit\n"
@@ -125,12 +126,18 @@ __asm__(".text\n"
         ".size lp_go_exit_entry, .-lp_go_exit_entry\n");
 #endif
 
-_Noreturn void lp_go_exit(int status);
-_Noreturn void lp_go_exit(int status)
+/* sp: the stack pointer runtime.exit was entered with. The report runs
+ * on our stack, so it says where the exiting thread's live stack begins:
+ * without it the scan took that thread's whole stack, dead frames and
+ * all, for a root (a block's address left there by an earlier call kept
+ * a leak "still reachable"). */
+_Noreturn void lp_go_exit(int status, uintptr_t sp);
+_Noreturn void lp_go_exit(int status, uintptr_t sp)
 {
     lp_process.exit_status = status;
     lp_process.exit_status_known = true;
-    status = lp_exit_final_status(status, true);
+    lp_exit_report(LP_EXIT_QUICK, sp);
+    status = lp_exit_final_status(status, false);
     for (;;)
         syscall(SYS_exit_group, status);
 }
