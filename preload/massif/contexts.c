@@ -426,12 +426,18 @@ size_t lp_massif_contexts_order(void *ctx, uint32_t *ids, uintptr_t *key,
         uint32_t id = vis[i].id, cst = vis[i].st;
         uintptr_t ip = 0;
 
+        /* Two stages: a record's header first, and its next frame only
+         * PREFETCH contexts later, when the header that says where that
+         * frame is (wide) has arrived. Read at once, the header was a
+         * demand miss inside the prefetch: 63% of this function's time
+         * (python3, 1.8% of the run). */
+        if (i + 2 * PREFETCH < n)
+            __builtin_prefetch((const void *)vis[i + 2 * PREFETCH].key);
         if (i + PREFETCH < n && vis[i + PREFETCH].key) {
             const struct lp_stack *p =
                 (const struct lp_stack *)vis[i + PREFETCH].key;
             struct cursor pc = unpack(vis[i + PREFETCH].st);
 
-            __builtin_prefetch(p);
             __builtin_prefetch(&p->packed[(pc.flags & C_STARTED ? pc.next
                                                                 : 1) <<
                                           p->wide]);
