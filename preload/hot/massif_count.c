@@ -617,13 +617,13 @@ static inline void note_plain(uint64_t heap, uint64_t use, bool grows,
 }
 
 /* An event in full: heap is the change of the useful heap (wrapping),
- * use the grow or shrink; s, when not NULL, the context to mark live. */
-static LP_NOINLINE void note_general(const struct lp_stack *s, uint64_t heap,
+ * use the grow or shrink; id, when not 0, the context to mark live. */
+static LP_NOINLINE void note_general(uint32_t id, uint64_t heap,
                                      uint64_t use, bool grows)
 {
     struct lp_massif_local *l;
 
-    lp_massif_mark_live(s);
+    lp_massif_mark_live(id);
     if (!lp_load_relaxed(&lp_threaded)) {
         note_plain(heap, use, grows, snap.unit);
         return;
@@ -641,11 +641,11 @@ static LP_NOINLINE void note_general(const struct lp_stack *s, uint64_t heap,
  * returns here, so without a stack frame beyond the frame pointer; every
  * other case goes to note_general(). */
 static inline __attribute__((always_inline)) void
-note_event(const struct lp_stack *s, uint64_t heap, uint64_t use, bool grows)
+note_event(uint32_t id, uint64_t heap, uint64_t use, bool grows)
 {
     struct lp_massif_local *l;
 
-    if (LP_LIKELY(lp_massif_live_marked(s))) {
+    if (LP_LIKELY(lp_massif_live_marked(id))) {
         if (!lp_load_relaxed(&lp_threaded)) {
             if (LP_LIKELY(snap.unit == LP_TIME_B)) {
                 note_plain(heap, use, grows, LP_TIME_B);
@@ -658,21 +658,20 @@ note_event(const struct lp_stack *s, uint64_t heap, uint64_t use, bool grows)
             return;
         }
     }
-    note_general(s, heap, use, grows);
+    note_general(id, heap, use, grows);
 }
 
-void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
-                      bool is_alloc)
+void lp_snapshot_note(uint32_t id, size_t req, size_t usable, bool is_alloc)
 {
     uint64_t use = (usable > req ? usable : req) + 8;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    note_event(is_alloc ? s : NULL, is_alloc ? (uint64_t)req : -(uint64_t)req,
+    note_event(is_alloc ? id : 0, is_alloc ? (uint64_t)req : -(uint64_t)req,
                use, is_alloc);
 }
 
-void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
+void lp_snapshot_note_realloc(uint32_t id, size_t old_req,
                               size_t old_usable, size_t new_req,
                               size_t new_usable)
 {
@@ -681,7 +680,7 @@ void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
-    note_event(s, (uint64_t)new_req - (uint64_t)old_req,
+    note_event(id, (uint64_t)new_req - (uint64_t)old_req,
                new_use >= old_use ? new_use - old_use : old_use - new_use,
                new_use >= old_use);
 }
@@ -729,7 +728,7 @@ void lp_snapshot_init(void)
 
         if (b) {
             heap += b;
-            lp_massif_mark_live(lp_stack_get(id));
+            lp_massif_mark_live(id);
         }
     }
     snap.heap = heap;

@@ -36,33 +36,34 @@ static inline uint64_t *lp_massif_live_word(uint32_t id)
     return &chunk[(id & ((1u << LP_LIVE_CHUNK_BITS) - 1)) >> 6];
 }
 
-/* Nothing to mark: no context, or its bit is set already. */
-static inline bool lp_massif_live_marked(const struct lp_stack *s)
+/* Nothing to mark: no context (id 0), or its bit is set already. */
+static inline bool lp_massif_live_marked(uint32_t id)
 {
     const uint64_t *w;
 
-    if (!s)
+    if (!id)
         return true;
-    w = lp_massif_live_word(s->id);
-    return w && (lp_load_relaxed(w) >> (s->id & 63) & 1);
+    w = lp_massif_live_word(id);
+    return w && (lp_load_relaxed(w) >> (id & 63) & 1);
 }
 
-/* After an allocation charged bytes to s: make sure its bit is set. In a
- * threaded program the set is a locked or (a full barrier, as the
- * allocation's add to its stack counter is): a context that turns live
- * while a walk clears its bit is seen by one side or the other. */
-static inline void lp_massif_mark_live(const struct lp_stack *s)
+/* After an allocation charged bytes to the context id (0: none): make
+ * sure its bit is set. In a threaded program the set is a locked or (a
+ * full barrier, as the allocation's add to its stack counter is): a
+ * context that turns live while a walk clears its bit is seen by one
+ * side or the other. */
+static inline void lp_massif_mark_live(uint32_t id)
 {
     uint64_t *w, bit;
 
-    if (!s)
+    if (!id)
         return;
-    w = lp_massif_live_word(s->id);
+    w = lp_massif_live_word(id);
     if (LP_UNLIKELY(!w)) {
-        lp_massif_mark_live_slow(s->id);
+        lp_massif_mark_live_slow(id);
         return;
     }
-    bit = 1ull << (s->id & 63);
+    bit = 1ull << (id & 63);
     if (LP_LIKELY(lp_load_relaxed(w) & bit))
         return;
     if (lp_load_relaxed(&lp_threaded))

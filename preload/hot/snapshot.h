@@ -62,18 +62,15 @@ void lp_snapshot_before_shrink(void);
 /* True once massif output is enabled (set at init, read-only after). */
 extern bool lp_snapshot_active;
 
-struct lp_stack;
-
 /* An allocation (is_alloc) or a free of a block of req bytes whose usable
- * size is usable. For an allocation, s is the stack its bytes were just
- * charged to (NULL when unknown), so a detailed snapshot finds it among
- * the live contexts; frees pass NULL. */
-void lp_snapshot_note(const struct lp_stack *s, size_t req, size_t usable,
-                      bool is_alloc);
+ * size is usable. For an allocation, id is the stack its bytes were just
+ * charged to (0 when unknown), so a detailed snapshot finds it among
+ * the live contexts; frees pass 0. */
+void lp_snapshot_note(uint32_t id, size_t req, size_t usable, bool is_alloc);
 
 /* A realloc from old_req bytes (old_usable) to new_req (new_usable),
- * charged to stack s. */
-void lp_snapshot_note_realloc(const struct lp_stack *s, size_t old_req,
+ * charged to stack id. */
+void lp_snapshot_note_realloc(uint32_t id, size_t old_req,
                               size_t old_usable, size_t new_req,
                               size_t new_usable);
 

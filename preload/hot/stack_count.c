@@ -44,15 +44,48 @@ struct lp_stack_local *lp_stack_local_new(void)
     return l;
 }
 
+/* lp_count_add with the thread state already read. */
+static inline void count_add(uint64_t *p, uint64_t v, bool threaded)
+{
+    if (threaded)
+        lp_add_relaxed(p, v);
+    else
+        lp_store_relaxed(p, lp_load_relaxed(p) + v);
+}
+
+void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
+                          uint64_t total_bytes, uint64_t total_blocks)
+{
+    struct lp_stack *s = id ? lp_stack_get(id) : NULL;
+    struct lp_stack_counts *t = &lp_stack_shared_totals;
+    /* lp_threaded read once, not by each add (lp_count_add reads it
+     * every time: 8 loads and branches an allocation). */
+    bool threaded = lp_load_relaxed(&lp_threaded);
+
+    if (s == NULL)
+        return;
+    count_add(&s->live_bytes, (uint64_t)live_bytes, threaded);
+    count_add(&s->live_blocks, (uint64_t)live_blocks, threaded);
+    count_add(&t->live_bytes, (uint64_t)live_bytes, threaded);
+    count_add(&t->live_blocks, (uint64_t)live_blocks, threaded);
+    if (total_blocks) {
+        count_add(&s->total_bytes, total_bytes, threaded);
+        count_add(&s->total_blocks, total_blocks, threaded);
+        count_add(&t->total_bytes, total_bytes, threaded);
+        count_add(&t->total_blocks, total_blocks, threaded);
+    }
+}
+
 void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id)
 {
     struct lp_stack *old = l->id[w] ? lp_stack_get(l->id[w]) : NULL;
+    bool threaded = lp_load_relaxed(&lp_threaded);
 
     if (old != NULL) {
-        lp_add_relaxed(&old->live_bytes, (uint64_t)l->live_bytes[w]);
-        lp_add_relaxed(&old->live_blocks, (uint64_t)l->live_blocks[w]);
-        lp_add_relaxed(&old->total_bytes, l->total_bytes[w]);
-        lp_add_relaxed(&old->total_blocks, l->total_blocks[w]);
+        count_add(&old->live_bytes, (uint64_t)l->live_bytes[w], threaded);
+        count_add(&old->live_blocks, (uint64_t)l->live_blocks[w], threaded);
+        count_add(&old->total_bytes, l->total_bytes[w], threaded);
+        count_add(&old->total_blocks, l->total_blocks[w], threaded);
     }
     lp_store_relaxed(&l->live_bytes[w], 0);
     lp_store_relaxed(&l->live_blocks[w], 0);
@@ -60,8 +93,12 @@ void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id)
     lp_store_relaxed(&l->total_blocks[w], 0);
     lp_store_relaxed(&l->id[w], id);
     /* Publish the way before this allocation reads the site's bit in
-     * massif's maybe-live bitmap (stack_count.h). */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+     * massif's maybe-live bitmap (stack_count.h). Single-threaded, only
+     * a signal handler of this thread could look. */
+    if (threaded)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    else
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 void lp_stack_counts(const struct lp_stack *s, struct lp_stack_counts *out)

@@ -5,16 +5,17 @@
  * stack_count.h - the per-site counters of every stack record (live and
  * total bytes and blocks), kept without a shared cache line per event.
  *
- * Single-threaded, every event adds to the record's counters with plain
- * adds (lp_count_add). Once the program has a second thread, two threads
- * allocating from the same site would pull the record's line from each
- * other's caches on every event (four locked adds an allocation: 13% of a
- * 2-thread storm), so each thread known to thread_registry.c counts into a small
- * direct-mapped cache of its own (LP_STACK_LOCAL_WAYS sites, keyed by
- * stack id) and adds a site's deltas to its record only when another site
- * takes its way. Readers that want a site's figures (massif's detailed
- * snapshots, pprof, the totals at exit) add every thread's pending deltas
- * to the record's: lp_stack_counts().
+ * Two threads allocating from the same site would pull the record's line
+ * from each other's caches on every event (four locked adds an
+ * allocation: 13% of a 2-thread storm), and even one thread misses the
+ * record's line on most events in a program with many sites. So each
+ * thread (the main thread from the start, every thread known to
+ * thread_registry.c) counts into a small direct-mapped cache of its own
+ * (LP_STACK_LOCAL_WAYS sites, keyed by stack id) and adds a site's deltas
+ * to its record only when another site takes its way. Readers that want
+ * a site's figures (massif's detailed snapshots, pprof, the totals at
+ * exit) add every thread's pending deltas to the record's:
+ * lp_stack_counts().
  *
  * Massif's maybe-live bitmap (massif_count.c) must not lose a site a
  * thread still counts in its cache: lp_stack_local_holds() tells it, and
@@ -26,7 +27,7 @@
 #include "preload/hot/stack.h"
 #include "preload/hot/tcb_slot.h"
 
-#define LP_STACK_LOCAL_WAYS 16
+#define LP_STACK_LOCAL_WAYS 64
 
 struct lp_stack_counts {
     uint64_t live_bytes, live_blocks, total_bytes, total_blocks;
@@ -42,8 +43,8 @@ struct lp_stack_local {
     struct lp_stack_local *next; /* every cache, push-only */
 };
 
-/* The same sums for counts made without a cache (a single-threaded
- * program, a thread without one): lp_count_add. */
+/* The same sums for counts made without a cache (a thread we did not
+ * see start, a cache that could not be made): lp_count_add. */
 extern struct lp_stack_counts lp_stack_shared_totals;
 
 /* A cache for a thread record (thread_registry.c); NULL without memory. */
@@ -53,56 +54,40 @@ struct lp_stack_local *lp_stack_local_new(void);
  * to that site's record. */
 void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id);
 
-/* The thread's cache, when it counts in one (threaded program). */
-static inline struct lp_stack_local *lp_stack_local_mine(void)
-{
-    struct lp_stack_local *l = lp_self.stack_local;
+/* Add to the record's own counters and the shared totals: a thread
+ * without a cache (one we did not see start, or memory ran out). */
+void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
+                          uint64_t total_bytes, uint64_t total_blocks);
 
-    return l && lp_load_relaxed(&lp_threaded) ? l : NULL;
-}
-
-/* lp_count_add with the thread state already read. */
-static inline void count_add(uint64_t *p, uint64_t v, bool threaded)
-{
-    if (threaded)
-        lp_add_relaxed(p, v);
-    else
-        lp_store_relaxed(p, lp_load_relaxed(p) + v);
-}
-
-/* Counters: an allocation / a free, charged bytes and blocks (one block
+/*
+ * Counters: an allocation / a free, charged bytes and blocks (one block
  * of its size, or with sample_bytes=N what a tracked block stands for:
- * sample.h, blocks then in LP_SAMPLE_ONE units). */
-/* Add live (signed) and total amounts to s's counters. */
-static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
+ * sample.h, blocks then in LP_SAMPLE_ONE units), to the site id (0: no
+ * site, nothing counted).
+ *
+ * By id, not by record: an allocation whose walk repeated an earlier one
+ * (stack_walk.c) has its id without reading the record, and a free has
+ * it from the block's table entry; the record's line is read only when
+ * the site takes a way of the cache. Counted into the record (two
+ * dependent loads through the directory, then a line of 170,000 records
+ * in python3) every event missed the cache: 4.6% of a sqlite3 run on
+ * that one load.
+ */
+static inline void lp_stack_note(uint32_t id, int64_t live_bytes,
                                  int64_t live_blocks, uint64_t total_bytes,
                                  uint64_t total_blocks)
 {
-    struct lp_stack_local *l = lp_stack_local_mine();
+    struct lp_stack_local *l = lp_self.stack_local;
     unsigned w;
 
-    if (l == NULL) {
-        struct lp_stack_counts *t = &lp_stack_shared_totals;
-        /* lp_threaded read once, not by each add (lp_count_add reads it
-         * every time: 8 loads and branches an allocation, 3% of a
-         * sqlite3 run in this function). */
-        bool threaded = lp_load_relaxed(&lp_threaded);
-
-        count_add(&s->live_bytes, (uint64_t)live_bytes, threaded);
-        count_add(&s->live_blocks, (uint64_t)live_blocks, threaded);
-        count_add(&t->live_bytes, (uint64_t)live_bytes, threaded);
-        count_add(&t->live_blocks, (uint64_t)live_blocks, threaded);
-        if (total_blocks) {
-            count_add(&s->total_bytes, total_bytes, threaded);
-            count_add(&s->total_blocks, total_blocks, threaded);
-            count_add(&t->total_bytes, total_bytes, threaded);
-            count_add(&t->total_blocks, total_blocks, threaded);
-        }
+    if (LP_UNLIKELY(l == NULL || id == 0)) {
+        lp_stack_note_record(id, live_bytes, live_blocks, total_bytes,
+                             total_blocks);
         return;
     }
-    w = s->id & (LP_STACK_LOCAL_WAYS - 1);
-    if (LP_UNLIKELY(l->id[w] != s->id))
-        lp_stack_local_take(l, w, s->id);
+    w = id & (LP_STACK_LOCAL_WAYS - 1);
+    if (LP_UNLIKELY(l->id[w] != id))
+        lp_stack_local_take(l, w, id);
     lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + live_bytes);
     lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + live_blocks);
     lp_store_relaxed(&l->all.live_bytes, l->all.live_bytes + (uint64_t)live_bytes);
@@ -115,53 +100,16 @@ static inline void lp_stack_note(struct lp_stack *s, int64_t live_bytes,
     }
 }
 
-static inline void lp_stack_note_alloc_n(struct lp_stack *s, uint64_t bytes,
-                                         uint64_t blocks)
+static inline void lp_stack_note_alloc(uint32_t id, uint64_t bytes,
+                                       uint64_t blocks)
 {
-    lp_stack_note(s, (int64_t)bytes, (int64_t)blocks, bytes, blocks);
+    lp_stack_note(id, (int64_t)bytes, (int64_t)blocks, bytes, blocks);
 }
 
-static inline void lp_stack_note_free_n(struct lp_stack *s, uint64_t bytes,
-                                        uint64_t blocks)
+static inline void lp_stack_note_free(uint32_t id, uint64_t bytes,
+                                      uint64_t blocks)
 {
-    lp_stack_note(s, -(int64_t)bytes, -(int64_t)blocks, 0, 0);
-}
-
-/* A free charged to the site id (a block's table entry holds the id):
- * a thread that counts in its cache needs the site's record only when
- * the way is another site's, so the free does not look the record up
- * (two dependent loads through the directory, then the record's line:
- * 3.4% of a 2-thread storm). */
-static inline void lp_stack_note_free_id(uint32_t id, uint64_t bytes,
-                                         uint64_t blocks)
-{
-    struct lp_stack_local *l = lp_stack_local_mine();
-    struct lp_stack *s;
-    unsigned w;
-
-    if (l != NULL && id != 0) {
-        w = id & (LP_STACK_LOCAL_WAYS - 1);
-        if (LP_UNLIKELY(l->id[w] != id))
-            lp_stack_local_take(l, w, id);
-        lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] - (int64_t)bytes);
-        lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] - (int64_t)blocks);
-        lp_store_relaxed(&l->all.live_bytes, l->all.live_bytes - bytes);
-        lp_store_relaxed(&l->all.live_blocks, l->all.live_blocks - blocks);
-        return;
-    }
-    s = lp_stack_get(id);
-    if (s != NULL)
-        lp_stack_note_free_n(s, bytes, blocks);
-}
-
-static inline void lp_stack_note_alloc(struct lp_stack *s, size_t size)
-{
-    lp_stack_note_alloc_n(s, size, 1);
-}
-
-static inline void lp_stack_note_free(struct lp_stack *s, size_t size)
-{
-    lp_stack_note_free_n(s, size, 1);
+    lp_stack_note(id, -(int64_t)bytes, -(int64_t)blocks, 0, 0);
 }
 
 /* A site's figures: its record plus every thread's pending deltas. */

@@ -38,42 +38,32 @@ static inline size_t usable(void *p)
  * its context as changed for massif's next detailed snapshot
  * (massif_live.h).
  */
-static inline void charge_alloc(struct lp_stack *s, size_t size, double p)
+static inline void charge_alloc(uint32_t id, size_t size, double p)
 {
     if (LP_LIKELY(!lp_sample_on()))
-        lp_stack_note_alloc(s, size);
+        lp_stack_note_alloc(id, size, 1);
     else
-        lp_stack_note_alloc_n(s, lp_sample_est_bytes_p(size, p),
-                              lp_sample_est_blocks_p(p));
-    lp_massif_mark_dirty(s->id);
-}
-
-static inline void charge_free(struct lp_stack *s, size_t size, double p)
-{
-    if (LP_LIKELY(!lp_sample_on()))
-        lp_stack_note_free(s, size);
-    else
-        lp_stack_note_free_n(s, lp_sample_est_bytes_p(size, p),
-                             lp_sample_est_blocks_p(p));
-    lp_massif_mark_dirty(s->id);
-}
-
-/* The same, charged to a block's site by its id. */
-static inline void charge_free_id(uint32_t id, size_t size, double p)
-{
-    if (LP_LIKELY(!lp_sample_on()))
-        lp_stack_note_free_id(id, size, 1);
-    else
-        lp_stack_note_free_id(id, lp_sample_est_bytes_p(size, p),
-                              lp_sample_est_blocks_p(p));
+        lp_stack_note_alloc(id, lp_sample_est_bytes_p(size, p),
+                            lp_sample_est_blocks_p(p));
     lp_massif_mark_dirty(id);
 }
 
-/* Massif's event for a block of size bytes (usable: its usable size). */
-static inline void massif_note(const struct lp_stack *s, size_t size,
-                               size_t use, bool is_alloc, double p)
+static inline void charge_free(uint32_t id, size_t size, double p)
 {
-    lp_snapshot_note(s, lp_sample_est_bytes_p(size, p),
+    if (LP_LIKELY(!lp_sample_on()))
+        lp_stack_note_free(id, size, 1);
+    else
+        lp_stack_note_free(id, lp_sample_est_bytes_p(size, p),
+                           lp_sample_est_blocks_p(p));
+    lp_massif_mark_dirty(id);
+}
+
+/* Massif's event for a block of size bytes (usable: its usable size),
+ * an allocation charged to the site id (0: none) or a free. */
+static inline void massif_note(uint32_t id, size_t size, size_t use,
+                               bool is_alloc, double p)
+{
+    lp_snapshot_note(id, lp_sample_est_bytes_p(size, p),
                      lp_sample_est_usable_p(use, p), is_alloc);
 }
 
@@ -97,15 +87,13 @@ void lp_track_lost(uintptr_t addr)
 
 void lp_track_stale(const struct lp_block *stale)
 {
-    struct lp_stack *os = lp_stack_get(stale->stack_id);
     double w = lp_sample_weight(stale->size);
 
     /* The old block was freed behind our back: forget it here too. */
     lp_sample_filter_del(stale->addr);
     lp_snapshot_before_shrink();
-    if (os)
-        charge_free(os, stale->size, w);
-    massif_note(NULL, stale->size, stale->size, false, w);
+    charge_free(stale->stack_id, stale->size, w);
+    massif_note(0, stale->size, stale->size, false, w);
 }
 
 void lp_track_alloc_slow(void *p, size_t size, unsigned how)
@@ -139,9 +127,10 @@ void lp_track_alloc_slow(void *p, size_t size, unsigned how)
     if (rc == 1)
         lp_track_stale(&stale);
     w = lp_sample_weight(size);
-    if (s)
-        charge_alloc(s, size, w);
-    massif_note(s, size, usable(p), true, w);
+    if (s == NULL)
+        id = 0; /* no record: nothing charged, no context */
+    charge_alloc(id, size, w);
+    massif_note(id, size, usable(p), true, w);
     lp_guard_leave(&g);
 }
 
@@ -156,8 +145,8 @@ static bool untrack(void *p, struct lp_block *b)
     w = lp_sample_weight(b->size);
     lp_sample_filter_del((uintptr_t)p);
     lp_snapshot_before_shrink();
-    charge_free_id(b->stack_id, b->size, w);
-    massif_note(NULL, b->size, usable(p), false, w);
+    charge_free(b->stack_id, b->size, w);
+    massif_note(0, b->size, usable(p), false, w);
     return true;
 }
 
@@ -242,13 +231,11 @@ int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
  * malloc): the old block is freed as far as the counters know. */
 static void realloc_untracked(const struct lp_block *ob, size_t old_usable)
 {
-    struct lp_stack *os = lp_stack_get(ob->stack_id);
     double w = lp_sample_weight(ob->size);
 
     lp_snapshot_before_shrink();
-    if (os)
-        charge_free(os, ob->size, w);
-    massif_note(NULL, ob->size, old_usable, false, w);
+    charge_free(ob->stack_id, ob->size, w);
+    massif_note(0, ob->size, old_usable, false, w);
 }
 
 void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
@@ -256,7 +243,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
 {
     struct lp_guard g;
     uint32_t id;
-    struct lp_stack *s, *os;
+    struct lp_stack *s;
     double w, ow;
     bool skip = np != NULL && lp_sample_skip(size);
 
@@ -300,18 +287,17 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
         lp_sample_est_bytes_p(size, w) < lp_sample_est_bytes_p(ob->size, ow))
         lp_snapshot_before_shrink();
     /* Add before subtracting, so no snapshot sees the block missing. */
-    if (s)
-        charge_alloc(s, size, w);
+    if (s == NULL)
+        id = 0; /* no record: nothing charged, no context */
+    charge_alloc(id, size, w);
     if (had) {
-        os = lp_stack_get(ob->stack_id);
-        if (os)
-            charge_free(os, ob->size, ow);
-        lp_snapshot_note_realloc(s, lp_sample_est_bytes_p(ob->size, ow),
+        charge_free(ob->stack_id, ob->size, ow);
+        lp_snapshot_note_realloc(id, lp_sample_est_bytes_p(ob->size, ow),
                                  lp_sample_est_usable_p(old_usable, ow),
                                  lp_sample_est_bytes_p(size, w),
                                  lp_sample_est_usable_p(usable(np), w));
     } else {
-        massif_note(s, size, usable(np), true, w);
+        massif_note(id, size, usable(np), true, w);
     }
     lp_guard_leave(&g);
 }

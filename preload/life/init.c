@@ -29,6 +29,7 @@
 #include "preload/life/snapshot_signal.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/stack.h"
+#include "preload/hot/stack_count.h"
 #include "preload/hot/track.h"
 #include "preload/hot/unwind_rules_file.h"
 
@@ -105,9 +106,11 @@ bool lp_init_slow(void)
     (void)lp_stack_is_self((uintptr_t)&lp_init_slow);
     lp_snapshot_init();
     /* The thread that brings the library up (main, nearly always) gets
-     * the first nursery; threads we start get one with their record
-     * (thread_registry.c). */
+     * the first nursery and a site-counter cache; threads we start get
+     * theirs with their record (thread_registry.c). */
     lp_self.nursery = lp_nursery_main();
+    if (lp_self.stack_local == NULL)
+        lp_self.stack_local = lp_stack_local_new();
     lp_hot_set();
     init_here = false;
     lp_store_release(&lp_state, LP_STATE_READY);

@@ -92,10 +92,10 @@ static void check_new_snapshot(void)
 /* As track.c orders an allocation and a free. */
 static void alloc_at(int k, size_t size)
 {
-    lp_stack_note_alloc(site[k], size);
+    lp_stack_note_alloc(site[k]->id, size, 1);
     model[k] += size;
     lp_massif_mark_dirty(site[k]->id);
-    lp_snapshot_note(site[k], size, size, true);
+    lp_snapshot_note(site[k]->id, size, size, true);
     check_new_snapshot();
 }
 
@@ -103,10 +103,10 @@ static void free_at(int k, size_t size)
 {
     lp_snapshot_before_shrink();
     check_new_snapshot(); /* a peak holds the block still */
-    lp_stack_note_free(site[k], size);
+    lp_stack_note_free(site[k]->id, size, 1);
     model[k] -= size;
     lp_massif_mark_dirty(site[k]->id);
-    lp_snapshot_note(NULL, size, size, false);
+    lp_snapshot_note(0, size, size, false);
     check_new_snapshot();
 }
 

@@ -117,9 +117,9 @@ static void test_stack_counters_track_live_and_total(void **state)
     struct lp_stack *s = lp_stack_get(lp_stack_intern(f, 2));
 
     (void)state;
-    lp_stack_note_alloc(s, 100);
-    lp_stack_note_alloc(s, 50);
-    lp_stack_note_free(s, 100);
+    lp_stack_note_alloc(s->id, 100, 1);
+    lp_stack_note_alloc(s->id, 50, 1);
+    lp_stack_note_free(s->id, 100, 1);
     assert_int_equal(s->live_bytes, 50);
     assert_int_equal(s->live_blocks, 1);
     assert_int_equal(s->total_bytes, 150);
@@ -137,16 +137,16 @@ static void *count_in_cache(void *arg)
 
     lp_self.stack_local = lp_stack_local_new();
     for (i = 0; i < 10000; i++) {
-        lp_stack_note_alloc(shared_site, 8);
+        lp_stack_note_alloc(shared_site->id, 8, 1);
         if (i % 2)
-            lp_stack_note_free(shared_site, 8);
+            lp_stack_note_free(shared_site->id, 8, 1);
     }
     /* Sites enough to evict every way at least once. */
     for (i = 0; i < 3 * LP_STACK_LOCAL_WAYS; i++) {
         f[0] = base + (uintptr_t)i;
-        lp_stack_note_alloc(lp_stack_get(lp_stack_intern(f, 1)), 1);
+        lp_stack_note_alloc(lp_stack_intern(f, 1), 1, 1);
     }
-    lp_stack_note_alloc(shared_site, 8);
+    lp_stack_note_alloc(shared_site->id, 8, 1);
     return NULL;
 }
 
@@ -209,6 +209,58 @@ static void assert_totals_are_the_sites_sum(void)
     assert_int_equal(tot.total_blocks, sum.total_blocks);
 }
 
+/* One thread with a cache (the main thread has one from init): its
+ * counts stay in the cache, the record's line untouched, until another
+ * site takes the way; readers see them all the while. */
+static void test_stack_counters_single_thread_cache(void **state)
+{
+    uintptr_t f[1] = {0x51e60}, g[1];
+    struct lp_stack *s = lp_stack_get(lp_stack_intern(f, 1)), *o;
+    struct lp_stack_local *saved = lp_self.stack_local;
+    struct lp_stack_counts c;
+    bool was = lp_threaded;
+    unsigned i;
+
+    (void)state;
+    lp_threaded = false;
+    lp_self.stack_local = lp_stack_local_new();
+    lp_stack_note_alloc(s->id, 64, 1);
+    lp_stack_note_alloc(s->id, 32, 1);
+    lp_stack_note_free(s->id, 64, 1);
+    assert_int_equal(s->live_bytes, 0); /* the record not written */
+    assert_int_equal(s->total_blocks, 0);
+    assert_true(lp_stack_local_holds(s->id));
+    lp_stack_counts(s, &c);
+    assert_int_equal(c.live_bytes, 32);
+    assert_int_equal(c.live_blocks, 1);
+    assert_int_equal(c.total_bytes, 96);
+    assert_int_equal(c.total_blocks, 2);
+    assert_int_equal(lp_stack_live_bytes(s), 32);
+    assert_totals_are_the_sites_sum();
+    /* A site of the same way takes it: the deltas go to the record. */
+    for (i = 1, o = NULL; !o; i++) {
+        g[0] = 0x51e60 + i * 0x10;
+        o = lp_stack_get(lp_stack_intern(g, 1));
+        if ((o->id & (LP_STACK_LOCAL_WAYS - 1)) !=
+            (s->id & (LP_STACK_LOCAL_WAYS - 1)))
+            o = NULL;
+    }
+    lp_stack_note_alloc(o->id, 8, 1);
+    assert_false(lp_stack_local_holds(s->id));
+    assert_int_equal(s->live_bytes, 32);
+    assert_int_equal(s->live_blocks, 1);
+    assert_int_equal(s->total_bytes, 96);
+    assert_int_equal(s->total_blocks, 2);
+    lp_stack_counts(o, &c);
+    assert_int_equal(c.live_bytes, 8);
+    assert_totals_are_the_sites_sum();
+    lp_stack_note_free(o->id, 8, 1);
+    lp_stack_note_free(s->id, 32, 1); /* through the cache again */
+    assert_int_equal(lp_stack_live_bytes(s), 0);
+    lp_self.stack_local = saved;
+    lp_threaded = was;
+}
+
 static void test_stack_totals_are_every_sites_sum(void **state)
 {
     uintptr_t f[1] = {0x7071};
@@ -221,9 +273,9 @@ static void test_stack_totals_are_every_sites_sum(void **state)
     (void)state;
     assert_totals_are_the_sites_sum();
     lp_stack_totals(&before);
-    lp_stack_note_alloc(s, 40);
-    lp_stack_note_alloc(s, 2);
-    lp_stack_note_free(s, 40);
+    lp_stack_note_alloc(s->id, 40, 1);
+    lp_stack_note_alloc(s->id, 2, 1);
+    lp_stack_note_free(s->id, 40, 1);
     lp_stack_totals(&after);
     assert_int_equal(after.total_blocks - before.total_blocks, 2);
     assert_int_equal(after.total_bytes - before.total_bytes, 42);
@@ -331,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_stack_ids_follow_creation_order),
         cmocka_unit_test(test_stack_counters_track_live_and_total),
         cmocka_unit_test(test_stack_counters_threads_count_in_caches),
+        cmocka_unit_test(test_stack_counters_single_thread_cache),
         cmocka_unit_test(test_stack_totals_are_every_sites_sum),
         cmocka_unit_test(test_stack_two_threads_agree_while_the_index_grows),
         cmocka_unit_test(test_stack_capture_unwinds_through_callers),
