@@ -158,6 +158,14 @@ static bool resize(struct lp_freed_lane *l, uint32_t cap)
         free_arrays(addr, meta, cap);
         return false;
     }
+    /* Their pages now, in one call each: a lane grows only when it is
+     * full, so the new ring fills too, and page by page its first pass
+     * faulted 680 times in a sqlite3 run (73% as many faults as the
+     * whole program takes natively; each a trap into a VM's kernel). */
+    if (cap > LP_FREED_RING) {
+        lp_populate(addr, sizeof(*addr) * cap);
+        lp_populate(meta, sizeof(*meta) * cap);
+    }
     for (i = 0; i < l->count; i++) {
         uint32_t from = (l->head + i) & (l->cap - 1);
 
