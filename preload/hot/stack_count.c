@@ -9,7 +9,8 @@
  * flight, or count a flush twice for an instant, never tear a value.
  * Caches are never freed: each goes with its thread record to the next
  * thread, pending deltas and all.
- * Context: HOT (lp_stack_local_take), COLD (the rest).
+ * Context: HOT (lp_stack_local_take, lp_stack_note_record), COLD (the
+ * rest).
  */
 #include "preload/hot/stack_count.h"
 
