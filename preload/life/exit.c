@@ -304,6 +304,10 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
      * signal frees nothing under Valgrind either. */
     if (how == LP_EXIT_QUICK && lp_config.freeres >= 0)
         count_runtime_freeres();
+    /* Valgrind's freeres, run at exit and _exit, unmaps the stacks glibc
+     * keeps cached (their DTVs freed, counted above); a finished thread's
+     * TCB and static TLS are no root from then on (roots.c). */
+    lp_process.stacks_freed = how != LP_EXIT_SIGNAL && lp_config.freeres >= 0;
     lp_guard_hold_forever();
     if (stack_may_be_small(how))
         stack = lp_arena_alloc(REPORT_STACK_SIZE);

@@ -21,6 +21,11 @@ struct lp_process {
                             thread's live stack begins (0: unknown, scan
                             its whole stack) */
     int report_tid;      /* the thread report_sp belongs to */
+    bool stacks_freed;   /* set by the exit report: glibc's cached thread
+                            stacks count as released, as Valgrind's
+                            freeres unmaps them before its leak check
+                            (exit and _exit; not a fatal signal, not
+                            freeres=no, not a report during the run) */
     int exit_status;     /* main's return value or exit()'s argument */
     bool exit_status_known;
     int pid;             /* getpid() at start-up, or after fork() in the

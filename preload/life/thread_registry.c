@@ -354,6 +354,7 @@ void lp_threads_for_each(void (*fn)(const struct lp_thread_info *, void *),
         ti.tid = ti.started ? r->tid : 0;
         ti.stack_lo = ti.started ? r->stack_lo : 0;
         ti.stack_hi = ti.started ? r->stack_hi : 0;
+        ti.tcb = ti.started ? r->tcb : 0;
         ti.alive = st != REC_DEAD;
         ti.user_stack = r->user_stack;
         ti.internal = r->internal;

@@ -173,6 +173,9 @@ void lp_threads_resume(void);
 struct lp_thread_info {
     pid_t tid;                    /* 0 until started */
     uintptr_t stack_lo, stack_hi; /* [lo, hi); 0,0 if not known yet */
+    uintptr_t tcb;                /* its thread pointer (glibc's struct
+                                     pthread, at the top of [lo, hi),
+                                     its static TLS below); 0: unknown */
     uintptr_t arg;                /* its start argument */
     bool started; /* it registered itself: tid and stack are known */
     /* It may still run code: created but not started yet, running, or

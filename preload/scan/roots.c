@@ -195,6 +195,31 @@ static uintptr_t live_from(const struct roots *r, pid_t tid, uintptr_t lo,
     return st->sp - RED_ZONE > lo ? st->sp - RED_ZONE : lo;
 }
 
+/* Where a finished thread's static TLS begins, below its TCB (x86-64,
+ * TLS variant II: the blocks lie below the thread pointer); the stack's
+ * top when its TCB is not known or not in it. ld.so's
+ * _dl_get_tls_static_info (GLIBC_PRIVATE, as LeakSanitizer reads it)
+ * gives the static TLS size; without it, the TCB alone. */
+static uintptr_t tls_lo(const struct lp_thread_info *ti)
+{
+    static size_t size = (size_t)-1;
+    size_t sz = size;
+
+    if (ti->tcb <= ti->stack_lo || ti->tcb >= ti->stack_hi)
+        return ti->stack_hi;
+    if (sz == (size_t)-1) {
+        void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))
+            dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+        size_t align = 0;
+
+        sz = 0;
+        if (info)
+            info(&sz, &align);
+        size = sz;
+    }
+    return ti->tcb - ti->stack_lo > sz ? ti->tcb - sz : ti->stack_lo;
+}
+
 /*
  * One registered thread. Alive means "may still run code" (thread_registry.h);
  * the kernel's task list, read by the stop, has the last word.
@@ -234,11 +259,21 @@ static void thread_roots(const struct lp_thread_info *ti, void *arg)
     }
     {
         /* A cached stack starts right above its guard page, so a mapping
-         * begins at stack_lo; if none does, the memory went elsewhere. */
+         * begins at stack_lo; if none does, the memory went elsewhere.
+         * Its frames are dead (Memcheck takes a finished thread's stack
+         * as undefined), but its static TLS and TCB at the top are what
+         * glibc wrote and keeps for the next thread: a root there too,
+         * as Memcheck scans them (the TCB holds the thread's DTV
+         * pointer: a threaded server killed by SIGTERM had its finished
+         * threads' DTVs "definitely lost" here, "possibly lost" under
+         * Memcheck) - until an exit's freeres, which unmaps the cached
+         * stacks under Valgrind (stacks_freed): a block only a finished
+         * thread's __thread variable held is then definitely lost. */
         long i = lp_proc_maps_index(r->maps, r->nmaps, ti->stack_lo);
 
         if (!ti->user_stack && i >= 0 && r->maps[i].lo == ti->stack_lo)
-            exclude(r, ti->stack_lo, ti->stack_hi);
+            exclude(r, ti->stack_lo,
+                    lp_process.stacks_freed ? ti->stack_hi : tls_lo(ti));
     }
 }
 
