@@ -117,16 +117,6 @@ struct lp_stack *lp_stack_get(uint32_t id);
 /* Number of records so far (ids are 1..lp_stack_count()). */
 uint32_t lp_stack_count(void);
 
-/* A temporary allocation (heaptrack's definition): the block freed was
- * its thread's last allocation, none in between. Rare next to the other
- * counters: a plain add to the record. blocks: 1, or with sample_bytes=N
- * what the tracked block stands for (sample.h: fixed point, read it
- * through lp_sample_blocks_out). */
-static inline void lp_stack_note_temp(struct lp_stack *s, uint64_t blocks)
-{
-    lp_count_add(&s->temp_blocks, blocks);
-}
-
 /* Range of our own library's text, to recognise our frames. */
 bool lp_stack_is_self(uintptr_t pc);
 

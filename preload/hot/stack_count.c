@@ -27,6 +27,7 @@ void lp_stack_totals(struct lp_stack_counts *out)
     out->live_blocks = lp_load_relaxed(&lp_stack_shared_totals.live_blocks);
     out->total_bytes = lp_load_relaxed(&lp_stack_shared_totals.total_bytes);
     out->total_blocks = lp_load_relaxed(&lp_stack_shared_totals.total_blocks);
+    out->temp_blocks = 0;
     for (l = lp_load_acquire(&caches); l; l = l->next) {
         out->live_bytes += lp_load_relaxed(&l->all.live_bytes);
         out->live_blocks += lp_load_relaxed(&l->all.live_blocks);
@@ -77,6 +78,14 @@ void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
     }
 }
 
+void lp_stack_note_temp_record(uint32_t id, uint64_t blocks)
+{
+    struct lp_stack *s = id ? lp_stack_get(id) : NULL;
+
+    if (s != NULL)
+        lp_count_add(&s->temp_blocks, blocks);
+}
+
 void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id)
 {
     struct lp_stack *old = l->id[w] ? lp_stack_get(l->id[w]) : NULL;
@@ -87,7 +96,9 @@ void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id)
         count_add(&old->live_blocks, (uint64_t)l->live_blocks[w], threaded);
         count_add(&old->total_bytes, l->total_bytes[w], threaded);
         count_add(&old->total_blocks, l->total_blocks[w], threaded);
+        count_add(&old->temp_blocks, l->temp_blocks[w], threaded);
     }
+    lp_store_relaxed(&l->temp_blocks[w], 0);
     lp_store_relaxed(&l->live_bytes[w], 0);
     lp_store_relaxed(&l->live_blocks[w], 0);
     lp_store_relaxed(&l->total_bytes[w], 0);
@@ -111,6 +122,7 @@ void lp_stack_counts(const struct lp_stack *s, struct lp_stack_counts *out)
     out->live_blocks = lp_load_relaxed(&s->live_blocks);
     out->total_bytes = lp_load_relaxed(&s->total_bytes);
     out->total_blocks = lp_load_relaxed(&s->total_blocks);
+    out->temp_blocks = lp_load_relaxed(&s->temp_blocks);
     for (l = lp_load_acquire(&caches); l; l = l->next) {
         if (lp_load_relaxed(&l->id[w]) != s->id)
             continue;
@@ -118,6 +130,7 @@ void lp_stack_counts(const struct lp_stack *s, struct lp_stack_counts *out)
         out->live_blocks += (uint64_t)lp_load_relaxed(&l->live_blocks[w]);
         out->total_bytes += lp_load_relaxed(&l->total_bytes[w]);
         out->total_blocks += lp_load_relaxed(&l->total_blocks[w]);
+        out->temp_blocks += lp_load_relaxed(&l->temp_blocks[w]);
     }
 }
 
@@ -151,7 +164,7 @@ void lp_stack_local_pending(struct lp_stack_counts *out)
     unsigned w;
 
     out->live_bytes = out->live_blocks = 0;
-    out->total_bytes = out->total_blocks = 0;
+    out->total_bytes = out->total_blocks = out->temp_blocks = 0;
     for (l = lp_load_acquire(&caches); l; l = l->next) {
         for (w = 0; w < LP_STACK_LOCAL_WAYS; w++) {
             if (lp_load_relaxed(&l->id[w]) == 0)
@@ -160,6 +173,7 @@ void lp_stack_local_pending(struct lp_stack_counts *out)
             out->live_blocks += (uint64_t)lp_load_relaxed(&l->live_blocks[w]);
             out->total_bytes += lp_load_relaxed(&l->total_bytes[w]);
             out->total_blocks += lp_load_relaxed(&l->total_blocks[w]);
+            out->temp_blocks += lp_load_relaxed(&l->temp_blocks[w]);
         }
     }
 }

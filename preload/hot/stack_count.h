@@ -31,12 +31,14 @@
 
 struct lp_stack_counts {
     uint64_t live_bytes, live_blocks, total_bytes, total_blocks;
+    uint64_t temp_blocks; /* lp_stack_counts only (0 in the totals) */
 };
 
 struct lp_stack_local {
     uint32_t id[LP_STACK_LOCAL_WAYS]; /* 0: an empty way */
     int64_t live_bytes[LP_STACK_LOCAL_WAYS], live_blocks[LP_STACK_LOCAL_WAYS];
     uint64_t total_bytes[LP_STACK_LOCAL_WAYS], total_blocks[LP_STACK_LOCAL_WAYS];
+    uint64_t temp_blocks[LP_STACK_LOCAL_WAYS];
     /* Every site together, this thread's share (live as a wrapping sum
      * of signed deltas): what lp_stack_totals adds up. */
     struct lp_stack_counts all;
@@ -58,6 +60,7 @@ void lp_stack_local_take(struct lp_stack_local *l, unsigned w, uint32_t id);
  * without a cache (one we did not see start, or memory ran out). */
 void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
                           uint64_t total_bytes, uint64_t total_blocks);
+void lp_stack_note_temp_record(uint32_t id, uint64_t blocks);
 
 /*
  * Counters: an allocation / a free, charged bytes and blocks (one block
@@ -110,6 +113,27 @@ static inline void lp_stack_note_free(uint32_t id, uint64_t bytes,
                                       uint64_t blocks)
 {
     lp_stack_note(id, -(int64_t)bytes, -(int64_t)blocks, 0, 0);
+}
+
+/* A temporary allocation (heaptrack's definition): the block freed was
+ * its thread's last allocation, none in between. blocks: 1, or with
+ * sample_bytes=N what the tracked block stands for (sample.h: fixed
+ * point, read it through lp_sample_blocks_out). In the cache too: a
+ * sqlite3 run frees a temporary block every few events, and the add to
+ * the record was a third of lp_track_free. */
+static inline void lp_stack_note_temp(uint32_t id, uint64_t blocks)
+{
+    struct lp_stack_local *l = lp_self.stack_local;
+    unsigned w;
+
+    if (LP_UNLIKELY(l == NULL || id == 0)) {
+        lp_stack_note_temp_record(id, blocks);
+        return;
+    }
+    w = id & (LP_STACK_LOCAL_WAYS - 1);
+    if (LP_UNLIKELY(l->id[w] != id))
+        lp_stack_local_take(l, w, id);
+    lp_store_relaxed(&l->temp_blocks[w], l->temp_blocks[w] + blocks);
 }
 
 /* A site's figures: its record plus every thread's pending deltas. */

@@ -181,11 +181,8 @@ bool lp_track_free(void *p, unsigned how)
             memset(p, lp_config.free_fill, b.size);
         if (LP_HIDE_ADDR(b.addr) == lp_self.last_alloc) {
             /* Freed before its thread allocated again: temporary. */
-            struct lp_stack *s = lp_stack_get(b.stack_id);
-
             lp_self.last_alloc = 0;
-            if (s)
-                lp_stack_note_temp(s, lp_sample_est_blocks(b.size));
+            lp_stack_note_temp(b.stack_id, lp_sample_est_blocks(b.size));
         }
         if (lp_heap_errors_on()) {
             /* The freed-at stack: the one capture a free costs, unless

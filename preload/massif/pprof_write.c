@@ -296,7 +296,7 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
         v[1] = (int64_t)bytes;
         v[2] = (int64_t)c.live_blocks;
         v[3] = (int64_t)c.live_bytes;
-        v[4] = (int64_t)lp_load_relaxed(&s->temp_blocks);
+        v[4] = (int64_t)c.temp_blocks;
         v[5] = (int64_t)lp_sites_peak_bytes(peak, id);
         l = lp_sites_leak(id);
         /* Leaked: definitely and indirectly lost, as LSan counts leaks. */

@@ -217,7 +217,7 @@ int lp_sites_collect(struct lp_sites *out, struct lp_sym *sym)
         t->cost[LP_COST_ALLOCATED] = c.total_bytes;
         t->cost[LP_COST_EXIT] = c.live_bytes;
         t->cost[LP_COST_TEMP] =
-            lp_sample_blocks_out(lp_load_relaxed(&s->temp_blocks));
+            lp_sample_blocks_out(c.temp_blocks);
         t->cost[LP_COST_PEAK] = lp_sites_peak_bytes(peak, id);
         l = leaks.have ? lp_sites_leak(id) : NULL;
         if (l) {

@@ -227,14 +227,17 @@ static void test_stack_counters_single_thread_cache(void **state)
     lp_stack_note_alloc(s->id, 64, 1);
     lp_stack_note_alloc(s->id, 32, 1);
     lp_stack_note_free(s->id, 64, 1);
+    lp_stack_note_temp(s->id, 1);
     assert_int_equal(s->live_bytes, 0); /* the record not written */
     assert_int_equal(s->total_blocks, 0);
+    assert_int_equal(s->temp_blocks, 0);
     assert_true(lp_stack_local_holds(s->id));
     lp_stack_counts(s, &c);
     assert_int_equal(c.live_bytes, 32);
     assert_int_equal(c.live_blocks, 1);
     assert_int_equal(c.total_bytes, 96);
     assert_int_equal(c.total_blocks, 2);
+    assert_int_equal(c.temp_blocks, 1);
     assert_int_equal(lp_stack_live_bytes(s), 32);
     assert_totals_are_the_sites_sum();
     /* A site of the same way takes it: the deltas go to the record. */
@@ -251,6 +254,7 @@ static void test_stack_counters_single_thread_cache(void **state)
     assert_int_equal(s->live_blocks, 1);
     assert_int_equal(s->total_bytes, 96);
     assert_int_equal(s->total_blocks, 2);
+    assert_int_equal(s->temp_blocks, 1);
     lp_stack_counts(o, &c);
     assert_int_equal(c.live_bytes, 8);
     assert_totals_are_the_sites_sum();
