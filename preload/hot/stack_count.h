@@ -27,7 +27,7 @@
 #include "preload/hot/stack.h"
 #include "preload/hot/tcb_slot.h"
 
-#define LP_STACK_LOCAL_WAYS 64
+#define LP_STACK_LOCAL_WAYS 256
 
 struct lp_stack_counts {
     uint64_t live_bytes, live_blocks, total_bytes, total_blocks;
