@@ -60,9 +60,16 @@ struct lp_freed {
 };
 
 /* Queue a block that was just freed. Never fails: without memory for
- * the lane's arrays the block is simply not remembered. */
-void lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
+ * the lane's arrays the block is simply not remembered. Returns whether
+ * it was queued: with quarantine=yes a queued block is the queue's, which
+ * frees it for real when it leaves (the caller must not); one that was
+ * not queued the caller frees. */
+bool lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
                    uint32_t free_stack);
+
+/* quarantine=yes is in force (lp_freed_set_volume): queued blocks are
+ * the queue's to free. */
+bool lp_freed_holding(void);
 
 /* The newest queued block that starts at addr, copied to *out; false
  * when none is queued or a newer forget says it is in use again. */

@@ -25,6 +25,7 @@
 #include "preload/life/own_tls.h"
 #include "preload/lp.h"
 #include "preload/hot/real.h"
+#include "preload/hot/freed.h"
 #include "preload/hot/track.h"
 
 /* Evaluate a call into the real allocator with lp_in_libc raised. */
@@ -166,9 +167,25 @@ LP_EXPORT void *realloc(void *old, size_t size)
     held = had > 0 ? ob.size
            : LP_UNLIKELY(lp_config.malloc_fill >= 0) ? lp_real.malloc_usable_size(old)
                                                      : 0;
+    if (LP_UNLIKELY(had > 0 && lp_freed_holding())) {
+        /* quarantine=yes: every tracked block moves, as Memcheck's
+         * realloc moves it, and the old one waits in the freed queue
+         * (freed.c) - or goes now if the queue did not take it. */
+        np = IN_LIBC(lp_real.malloc(size));
+        if (np)
+            memcpy(np, old, ob.size < size ? ob.size : size);
+        lp_track_malloc_fill(np, held, size);
+        if (!lp_track_realloc_end(old, np, size, true, &ob, old_usable) &&
+            np) {
+            lp_in_libc++;
+            lp_real.free(old);
+            lp_in_libc--;
+        }
+        return np;
+    }
     np = IN_LIBC(lp_real.realloc(old, size));
     lp_track_malloc_fill(np, held, size);
-    lp_track_realloc_end(old, np, size, had > 0, &ob, old_usable);
+    (void)lp_track_realloc_end(old, np, size, had > 0, &ob, old_usable);
     return np;
 }
 

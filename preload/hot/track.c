@@ -191,7 +191,10 @@ bool lp_track_free(void *p, unsigned how)
 
             if (LP_UNLIKELY(b.how != how))
                 lp_heap_error_mismatch(&b, how, at ? at : lp_stack_capture());
-            lp_freed_push(b.addr, b.size, b.stack_id, at);
+            /* quarantine=yes: the queue frees it when it leaves. */
+            if (lp_freed_push(b.addr, b.size, b.stack_id, at) &&
+                lp_freed_holding())
+                pass = false;
         }
     } else {
         if (lp_sample_filter)
@@ -235,17 +238,17 @@ static void realloc_untracked(const struct lp_block *ob, size_t old_usable)
     massif_note(0, ob->size, old_usable, false, w);
 }
 
-void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
+bool lp_track_realloc_end(void *old, void *np, size_t size, bool had,
                           const struct lp_block *ob, size_t old_usable)
 {
     struct lp_guard g;
     uint32_t id;
     struct lp_stack *s;
     double w, ow;
-    bool skip = np != NULL && lp_sample_skip(size);
+    bool skip = np != NULL && lp_sample_skip(size), held = false;
 
     if ((!had && skip) || !lp_guard_enter(&g))
-        return;
+        return false;
     if (np == NULL) {
         /* The real realloc failed: the old block is still the program's. */
         if (had) {
@@ -254,24 +257,25 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
                                 ob->how, ob->time, NULL);
         }
         lp_guard_leave(&g);
-        return;
+        return false;
     }
     if (skip) {
         realloc_untracked(ob, old_usable);
         lp_guard_leave(&g);
-        return;
+        return false;
     }
     id = lp_stack_capture();
     s = lp_stack_get(id);
     if (LP_UNLIKELY(!had && lp_foreign_stack(s))) { /* ours (foreign.h) */
         untracked(np);
         lp_guard_leave(&g);
-        return;
+        return false;
     }
     /* A moved block: the old address is freed, "at realloc". */
     if (had && np != old && lp_heap_errors_on())
-        lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
-                      lp_config.keep_free_stacks ? id : 0);
+        held = lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
+                             lp_config.keep_free_stacks ? id : 0) &&
+               lp_freed_holding();
     lp_sample_filter_add((uintptr_t)np);
     lp_self.last_alloc = LP_HIDE_ADDR(np);
     if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
@@ -297,6 +301,7 @@ void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
         massif_note(id, size, usable(np), true, w);
     }
     lp_guard_leave(&g);
+    return held;
 }
 
 void lp_track_totals(struct lp_totals *t)

@@ -194,10 +194,14 @@ static inline void lp_hot_pass_update(void)
  * returns 1 if it was tracked (its record in *ob), 0 if it was not (pass
  * it on), -1 if it is a bad pointer (reported: realloc must return NULL
  * without calling the real one); end records the outcome: np == NULL
- * means the real realloc failed and old is tracked again. */
+ * means the real realloc failed and old is tracked again. end returns
+ * true when a moved old block went into the freed queue while it holds
+ * blocks back (quarantine=yes): the queue frees it then, not the caller;
+ * the realloc hook moves every tracked block itself in that mode, so
+ * old is still allocated. */
 int lp_track_realloc_begin(void *old, size_t size, struct lp_block *ob,
                            size_t *old_usable);
-void lp_track_realloc_end(void *old, void *np, size_t size, bool had,
+bool lp_track_realloc_end(void *old, void *np, size_t size, bool had,
                           const struct lp_block *ob, size_t old_usable);
 
 /* Heap totals derived from the per-stack counters (COLD). */

@@ -447,6 +447,11 @@ static bool set_quiet(struct lp_config *c, const char *v)
     return parse_bool(v, &c->quiet);
 }
 
+static bool set_quarantine(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->quarantine);
+}
+
 static bool set_exec_child(struct lp_config *c, const char *v)
 {
     return parse_bool(v, &c->exec_child);
@@ -665,6 +670,9 @@ const struct lp_option lp_options[] = {
     {"freelist_vol", "20000000", "BYTES",
      "freed blocks remembered to recognise double frees (Memcheck's --freelist-vol)",
      set_freelist_vol, 0},
+    {"quarantine", "no", "yes|no",
+     "yes: those blocks also stay allocated until they leave the freelist, as under Memcheck, so a dangling pointer never meets a new block at the same address (slower, up to freelist_vol bytes more)",
+     set_quarantine, LP_OPT_BOOL},
     {"keep_stacktraces", "alloc", "alloc|free|alloc-and-free|alloc-then-free|none",
      "alloc-and-free: heap errors also show where a block was freed (every free then captures a stack)",
      set_keep_stacktraces, 0},

@@ -66,6 +66,7 @@ struct lp_config {
     bool gen_suppressions;
     int verbosity; /* 1: list used suppressions, print Parent PID */
     uint64_t freelist_vol;  /* bytes of recently freed blocks remembered */
+    bool quarantine;        /* ...and held back from reuse (freed.c) */
     bool keep_free_stacks;  /* keep_stacktraces: a free captures its stack */
     bool show_alloc_stack;  /* ... a heap error shows the block's alloc'd at */
     bool show_alloc_after_free; /* ... also for a block already freed */

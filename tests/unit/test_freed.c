@@ -10,7 +10,9 @@
 #include <sys/time.h>
 
 #include "preload/hot/freed.h"
+#include "preload/hot/real.h"
 #include "preload/hot/tcb_slot.h"
+#include "preload/life/config.h"
 
 static int setup(void **state)
 {
@@ -454,6 +456,58 @@ static void test_freed_signal_inside_a_push_leaves_the_lane_whole(void **state)
     assert_true(lp_freed_find(0xa0000000 + ((i - 1) % 100000) * 16, NULL));
 }
 
+/* quarantine=yes: a queued block is freed for real when it leaves the
+ * queue, oldest first, each once; every push is kept; a block still
+ * queued is not freed; the count of blocks does not bound the queue,
+ * only the volume does (as Memcheck's freelist). */
+static uintptr_t released[20000];
+static size_t nreleased;
+
+static void record_free(void *p)
+{
+    if (nreleased < LP_ARRAY_SIZE(released))
+        released[nreleased] = (uintptr_t)p;
+    nreleased++;
+}
+
+static void test_freed_quarantine_frees_what_leaves(void **state)
+{
+    void (*real_free)(void *) = lp_real.free;
+    uintptr_t i;
+    size_t j;
+
+    (void)state;
+    lp_config.quarantine = true;
+    lp_real.free = record_free;
+    nreleased = 0;
+    lp_freed_set_volume(64000);
+    assert_true(lp_freed_holding());
+    for (i = 0; i < 10000; i++)
+        assert_true(lp_freed_push(0x100000 + i * 128, 100, 1, 2));
+    assert_true(lp_freed_volume() <= 64000);
+    /* What left was freed, oldest first; what stays was not. */
+    assert_int_equal(nreleased, 10000 - lp_freed_count());
+    for (j = 0; j < nreleased; j++) {
+        assert_true(released[j] == 0x100000 + j * 128);
+        assert_false(lp_freed_find(released[j], NULL));
+    }
+    for (i = nreleased; i < 10000; i++)
+        assert_true(lp_freed_find(0x100000 + i * 128, NULL));
+    /* 100,000 empty blocks weigh nothing: all kept (no slot bound). */
+    lp_freed_reset();
+    lp_freed_set_volume(64000);
+    nreleased = 0;
+    for (i = 0; i < 100000; i++)
+        assert_true(lp_freed_push(0x4000000 + i * 32, 0, 1, 2));
+    assert_int_equal(nreleased, 0);
+    assert_int_equal(lp_freed_count(), 100000);
+    lp_freed_reset();
+    lp_real.free = real_free;
+    lp_config.quarantine = false;
+    lp_freed_set_volume(LP_FREED_VOLUME_DEFAULT);
+    assert_false(lp_freed_holding());
+}
+
 #define T(fn) cmocka_unit_test_setup(fn, setup)
 
 int main(void)
@@ -474,6 +528,7 @@ int main(void)
         T(test_freed_volume_evicts_the_oldest),
         T(test_freed_slot_share_bounds_the_scan),
         T(test_freed_signal_inside_a_push_leaves_the_lane_whole),
+        T(test_freed_quarantine_frees_what_leaves),
     };
 
     return cmocka_run_group_tests_name("freed", tests, NULL, NULL);
