@@ -110,7 +110,7 @@ static struct {
  */
 #define LP_FREED_QUARANTINE_RING ((uint32_t)1 << 22)
 static uint32_t ring_max = LP_FREED_RING_MAX; /* set at init */
-static bool holding;                          /* quarantine=yes */
+bool lp_freed_hold;                           /* quarantine=yes */
 
 static void release(uintptr_t addr)
 {
@@ -157,7 +157,7 @@ static void share_update(void)
         slots = LP_FREED_SLOTS / n;
         if (slots < LP_FREED_RING)
             slots = LP_FREED_RING;
-        if (slots > ring_max || holding)
+        if (slots > ring_max || lp_freed_hold)
             slots = ring_max;
         lp_store_relaxed(&share.volume,
                          lp_load_relaxed(&volume_limit) / n + 1);
@@ -267,7 +267,7 @@ static inline bool append(struct lp_freed_lane *l, uintptr_t addr,
         volume -= old->size;
         blocks -= (uint32_t)(old->key & KEY_FREED);
         /* Before the slot can be taken by the new entry. */
-        if (LP_UNLIKELY(holding) && (old->key & KEY_FREED))
+        if (LP_UNLIKELY(lp_freed_hold) && (old->key & KEY_FREED))
             release(l->addr[head]);
         count--;
         head = (head + 1) & (cap - 1);
@@ -338,7 +338,7 @@ bool lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
         return false;
     queued = append(l, addr, size, alloc_stack, free_stack, false, locked);
     writer_end(l, locked);
-    return queued;
+    return queued && lp_freed_hold;
 }
 
 void lp_freed_forget(uintptr_t addr)
@@ -447,15 +447,10 @@ size_t lp_freed_count(void)
 
 void lp_freed_set_volume(uint64_t bytes)
 {
-    holding = lp_config.quarantine && bytes > 0;
-    ring_max = holding ? LP_FREED_QUARANTINE_RING : LP_FREED_RING_MAX;
+    lp_freed_hold = lp_config.quarantine && bytes > 0;
+    ring_max = lp_freed_hold ? LP_FREED_QUARANTINE_RING : LP_FREED_RING_MAX;
     lp_store_relaxed(&volume_limit, bytes);
     share_update();
-}
-
-bool lp_freed_holding(void)
-{
-    return holding;
 }
 
 void lp_freed_reset(void)

@@ -60,16 +60,20 @@ struct lp_freed {
 };
 
 /* Queue a block that was just freed. Never fails: without memory for
- * the lane's arrays the block is simply not remembered. Returns whether
- * it was queued: with quarantine=yes a queued block is the queue's, which
- * frees it for real when it leaves (the caller must not); one that was
- * not queued the caller frees. */
+ * the lane's arrays the block is simply not remembered. Returns true
+ * when the queue took the block over (quarantine=yes and it was queued):
+ * the queue frees it for real when it leaves, and the caller must not;
+ * otherwise the caller frees it as usual. */
 bool lp_freed_push(uintptr_t addr, size_t size, uint32_t alloc_stack,
                    uint32_t free_stack);
 
-/* quarantine=yes is in force (lp_freed_set_volume): queued blocks are
- * the queue's to free. */
-bool lp_freed_holding(void);
+/* quarantine=yes is in force (set by lp_freed_set_volume): queued
+ * blocks are the queue's to free. */
+extern bool lp_freed_hold;
+static inline bool lp_freed_holding(void)
+{
+    return lp_freed_hold;
+}
 
 /* The newest queued block that starts at addr, copied to *out; false
  * when none is queued or a newer forget says it is in use again. */

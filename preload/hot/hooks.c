@@ -176,11 +176,8 @@ LP_EXPORT void *realloc(void *old, size_t size)
             memcpy(np, old, ob.size < size ? ob.size : size);
         lp_track_malloc_fill(np, held, size);
         if (!lp_track_realloc_end(old, np, size, true, &ob, old_usable) &&
-            np) {
-            lp_in_libc++;
-            lp_real.free(old);
-            lp_in_libc--;
-        }
+            np)
+            IN_LIBC_VOID(lp_real.free(old));
         return np;
     }
     np = IN_LIBC(lp_real.realloc(old, size));

@@ -58,7 +58,7 @@ static inline void count_add(uint64_t *p, uint64_t v, bool threaded)
 void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
                           uint64_t total_bytes, uint64_t total_blocks)
 {
-    struct lp_stack *s = id ? lp_stack_get(id) : NULL;
+    struct lp_stack *s = lp_stack_get(id); /* NULL for id 0 */
     struct lp_stack_counts *t = &lp_stack_shared_totals;
     /* lp_threaded read once, not by each add (lp_count_add reads it
      * every time: 8 loads and branches an allocation). */
@@ -80,7 +80,7 @@ void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
 
 void lp_stack_note_temp_record(uint32_t id, uint64_t blocks)
 {
-    struct lp_stack *s = id ? lp_stack_get(id) : NULL;
+    struct lp_stack *s = lp_stack_get(id);
 
     if (s != NULL)
         lp_count_add(&s->temp_blocks, blocks);

@@ -62,6 +62,18 @@ void lp_stack_note_record(uint32_t id, int64_t live_bytes, int64_t live_blocks,
                           uint64_t total_bytes, uint64_t total_blocks);
 void lp_stack_note_temp_record(uint32_t id, uint64_t blocks);
 
+/* The way of l that counts for the site id, taken if another site had
+ * it. */
+static inline unsigned lp_stack_local_way(struct lp_stack_local *l,
+                                          uint32_t id)
+{
+    unsigned w = id & (LP_STACK_LOCAL_WAYS - 1);
+
+    if (LP_UNLIKELY(l->id[w] != id))
+        lp_stack_local_take(l, w, id);
+    return w;
+}
+
 /*
  * Counters: an allocation / a free, charged bytes and blocks (one block
  * of its size, or with sample_bytes=N what a tracked block stands for:
@@ -88,9 +100,7 @@ static inline void lp_stack_note(uint32_t id, int64_t live_bytes,
                              total_blocks);
         return;
     }
-    w = id & (LP_STACK_LOCAL_WAYS - 1);
-    if (LP_UNLIKELY(l->id[w] != id))
-        lp_stack_local_take(l, w, id);
+    w = lp_stack_local_way(l, id);
     lp_store_relaxed(&l->live_bytes[w], l->live_bytes[w] + live_bytes);
     lp_store_relaxed(&l->live_blocks[w], l->live_blocks[w] + live_blocks);
     lp_store_relaxed(&l->all.live_bytes, l->all.live_bytes + (uint64_t)live_bytes);
@@ -130,9 +140,7 @@ static inline void lp_stack_note_temp(uint32_t id, uint64_t blocks)
         lp_stack_note_temp_record(id, blocks);
         return;
     }
-    w = id & (LP_STACK_LOCAL_WAYS - 1);
-    if (LP_UNLIKELY(l->id[w] != id))
-        lp_stack_local_take(l, w, id);
+    w = lp_stack_local_way(l, id);
     lp_store_relaxed(&l->temp_blocks[w], l->temp_blocks[w] + blocks);
 }
 

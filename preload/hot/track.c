@@ -192,8 +192,7 @@ bool lp_track_free(void *p, unsigned how)
             if (LP_UNLIKELY(b.how != how))
                 lp_heap_error_mismatch(&b, how, at ? at : lp_stack_capture());
             /* quarantine=yes: the queue frees it when it leaves. */
-            if (lp_freed_push(b.addr, b.size, b.stack_id, at) &&
-                lp_freed_holding())
+            if (lp_freed_push(b.addr, b.size, b.stack_id, at))
                 pass = false;
         }
     } else {
@@ -274,8 +273,7 @@ bool lp_track_realloc_end(void *old, void *np, size_t size, bool had,
     /* A moved block: the old address is freed, "at realloc". */
     if (had && np != old && lp_heap_errors_on())
         held = lp_freed_push((uintptr_t)old, ob->size, ob->stack_id,
-                             lp_config.keep_free_stacks ? id : 0) &&
-               lp_freed_holding();
+                             lp_config.keep_free_stacks ? id : 0);
     lp_sample_filter_add((uintptr_t)np);
     lp_self.last_alloc = LP_HIDE_ADDR(np);
     if (lp_table_insert_how((uintptr_t)np, size, id, LP_HOW_MALLOC,
