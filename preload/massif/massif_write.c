@@ -383,7 +383,12 @@ static int write_file(const char *path, const struct lp_massif *m,
         return rc;
     }
     rc = lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
-    if (rc == 0 && seq == 0 && have_kept())
+    /* A sticky directory (/tmp) lets the new user create the temporary
+     * file but not rename it over the final file, which the old one
+     * owns: the profile goes into that file, kept open. */
+    if (seq == 0 && (rc == -EPERM || rc == -EACCES) && have_kept())
+        rc = write_kept(m);
+    else if (rc == 0 && seq == 0 && have_kept())
         lp_fd_guard_close(&wr.kept_fd); /* the file renamed over it */
     return rc;
 }

@@ -329,6 +329,21 @@ else
             check "setuid worker: ms_print reads $(basename "$f")" sh -c "/usr/bin/ms_print '$f' >/dev/null"
         fi
     done
+    # In a sticky world-writable directory (/tmp): the worker may create
+    # its temporary file but not rename it over the file root made at the
+    # fork; the profile goes into that file instead of being lost.
+    # (Not under $WORK, which the worker could not enter.)
+    wst=$(mktemp -d "${TMPDIR:-/tmp}/lp-sticky.XXXXXX"); chmod 1777 "$wst"
+    (cd "$wst" && env LEAKPROF_OPTIONS="log=ws.%p" LD_PRELOAD="$LIB" "$P" worker_setuid >"$WORK/wst.out" 2>"$WORK/wst.err"); rc=$?
+    as_native "worker_setuid, sticky directory" "$WORK/wst.out" $rc "$WORK/ws.nat" $nrc
+    check "setuid worker, sticky directory: no massif file went lost" sh -c "! grep -q 'cannot write' '$WORK/wst.err' '$wst'/ws.*"
+    n=$(ls "$wst"/massif.out.* 2>/dev/null | wc -l)
+    check "setuid worker, sticky directory: a massif file for each process ($n of 2)" [ "$n" = 2 ]
+    for f in "$wst"/massif.out.*; do
+        check "setuid worker, sticky directory: $(basename "$f") is a whole massif file" grep -q '^snapshot=' "$f"
+    done
+    check "setuid worker, sticky directory: no temporary file left" sh -c "! ls '$wst'/*.tmp.* >/dev/null 2>&1"
+    rm -rf "$wst"
 fi
 
 # A process that drops its own privileges (a daemon started as root): its
