@@ -45,9 +45,5 @@ bool lp_massif_enabled(void);
 void lp_massif_write_init(void);
 /* fork child (massif_write.c): reset the writer's lock and state. */
 void lp_massif_write_atfork_child(void);
-/* set*id (massif_write.c): make the final file now, and keep it open. */
-void lp_massif_write_keep_file(void);
-/* exec (massif_write.c): that file goes if it is still empty. */
-void lp_massif_write_before_exec(void);
 
 #endif /* LP_PRELOAD_MASSIF_STATE_H */

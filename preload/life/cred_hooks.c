@@ -6,9 +6,9 @@
  * daemons started as root) may no longer create files in the directory
  * it started in, and its massif.out file was lost at exit: "cannot write
  * massif.out.PID: Permission denied". Before the first change of
- * credentials, the massif writer makes its final file and keeps it open
- * (lp_massif_write_keep_file); the exit writes through it when the
- * directory refuses a new file. The leak report's log file is opened
+ * credentials, each output's final file (massif.out, pprof, HTML, SARIF)
+ * is made and kept open (outfile_kept.c); the exit writes through it when
+ * the directory refuses a new file. The leak report's log file is opened
  * then too (lp_report_log_keep_file), where a fork has not opened it.
  * Each hook then does exactly what the real function does, errno
  * included.
@@ -25,6 +25,7 @@
 
 #include "preload/hot/guard.h"
 #include "preload/hot/massif_state.h"
+#include "preload/life/outfile_kept.h"
 #include "preload/scan/report_log.h"
 #include "preload/lp.h"
 
@@ -71,7 +72,7 @@ static void before_change(void)
     int saved = errno;
 
     lp_report_log_keep_file();
-    lp_massif_write_keep_file();
+    lp_outfile_keep_all(lp_massif_enabled());
     errno = saved;
 }
 

@@ -26,8 +26,8 @@
 
 #include "preload/life/child_env.h"
 #include "preload/life/exec_hooks.h"
+#include "preload/life/outfile_kept.h"
 
-#include "preload/hot/massif_state.h"
 #include "preload/scan/report_log.h"
 #include "preload/life/snapshot_signal.h"
 #include "preload/lp.h"
@@ -97,7 +97,7 @@ LP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
     }
     lp_signal_before_exec();
     lp_report_log_before_exec();
-    lp_massif_write_before_exec();
+    lp_outfile_kept_before_exec();
     WITH_ENV(envp, env, exec_failed(f(path, argv, env)));
 }
 
@@ -111,7 +111,7 @@ LP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
     }
     lp_signal_before_exec();
     lp_report_log_before_exec();
-    lp_massif_write_before_exec();
+    lp_outfile_kept_before_exec();
     WITH_ENV(envp, env, exec_failed(f(file, argv, env)));
 }
 
@@ -135,7 +135,7 @@ LP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     }
     lp_signal_before_exec();
     lp_report_log_before_exec();
-    lp_massif_write_before_exec();
+    lp_outfile_kept_before_exec();
     WITH_ENV(envp, env, exec_failed(f(fd, argv, env)));
 }
 

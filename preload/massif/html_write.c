@@ -8,7 +8,7 @@
  * the stack table; without massif= the page has those alone.
  * Context: COLD, guard held.
  */
-#include "preload/life/outfile.h"
+#include "preload/life/outfile_kept.h"
 #include "preload/massif/html_write.h"
 
 #include <errno.h>
@@ -38,18 +38,20 @@ static int expand(const char *pattern, unsigned seq, char *out, size_t n)
     return 0;
 }
 
-static int write_page(const char *path, const struct lp_massif *m,
-                      const char *name, const struct lp_sites *sites,
-                      char *err, size_t errlen)
-{
-    char tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
+struct page {
+    const struct lp_massif *m;
+    const char *name;
+    const struct lp_sites *sites;
+    char *err;
+    size_t errlen;
+};
 
-    if (!f)
-        return -errno;
-    return lp_outfile_commit(
-        f, tmp, path,
-        lp_html_report_sites(f, m, name, -1, sites, err, errlen));
+static int fill_page(FILE *f, void *arg)
+{
+    const struct page *pg = arg;
+
+    return lp_html_report_sites(f, pg->m, pg->name, -1, pg->sites, pg->err,
+                                pg->errlen);
 }
 
 /* The command line, for a page without a massif file. */
@@ -94,9 +96,12 @@ void lp_html_write_file(unsigned seq)
     lp_leakcheck_sym_put();
     if (have_sites && !m)
         sites.command = command_text();
-    if (rc == 0)
-        rc = write_page(path, m, lp_config.massif[0] ? src : path,
-                        have_sites ? &sites : NULL, err, sizeof(err));
+    if (rc == 0) {
+        struct page pg = { m, lp_config.massif[0] ? src : path,
+                           have_sites ? &sites : NULL, err, sizeof(err) };
+
+        rc = lp_outfile_write(LP_OUT_HTML, seq, path, fill_page, &pg);
+    }
     if (rc != 0)
         lp_diag("cannot write '%s': %s", path,
                 err[0] ? err : strerror(rc < 0 ? -rc : rc));

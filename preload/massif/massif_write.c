@@ -6,20 +6,13 @@
  * only as far as the trees' significant nodes need (contexts.c), label
  * frames through the symbolizer and write with report/massif's writer to
  * a temporary file renamed into place.
- * A process about to change its credentials (cred_hooks.c: nginx's
- * workers setuid to www-data) makes its final file first, while it still
- * may, and keeps it open: past the change it cannot create a file in its
- * start-up directory any more, and its profile went lost ("cannot write
- * ... Permission denied"). The final file is still written by rename
- * when the directory allows; when it does not, through the file kept
- * open; so does a snapshot (massif.out.PID.N) past the change, which has
- * no file of its own then. A process that execs removes the file if
- * still empty (the new image writes its own), as report_log.c does for
- * the log.
+ * Past a change of credentials (nginx's workers setuid to www-data), a
+ * write the directory refuses goes into the final file made before it
+ * (outfile_kept.c), a snapshot (massif.out.PID.N) included.
  * Context: COLD (exit, dumper thread; guard held); BOOT for
  * lp_massif_write_init(). Memory: libc malloc (guard held).
  */
-#include "preload/life/outfile.h"
+#include "preload/life/outfile_kept.h"
 #include "preload/hot/snapshot.h"
 
 #include <errno.h>
@@ -28,17 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
-#include "preload/life/fd_guard.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
 #include "preload/massif/contexts.h"
-#include "preload/life/root_dir.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
 
@@ -47,11 +37,8 @@ static struct {
     char cmd[8192];
     int final_done;
     pthread_mutex_t write_lock;
-    int kept_fd, kept_pid; /* the final file, made before a set*id */
-    int keeping;           /* lp_massif_write_keep_file is under way */
 } wr = {
     .write_lock = PTHREAD_MUTEX_INITIALIZER,
-    .kept_fd = -1,
 };
 
 static void read_cmdline(void)
@@ -84,62 +71,12 @@ void lp_massif_write_init(void)
 void lp_snapshot_write_lock(void) { pthread_mutex_lock(&wr.write_lock); }
 void lp_snapshot_write_unlock(void) { pthread_mutex_unlock(&wr.write_lock); }
 
-static int resolve_path(char *out, size_t n, unsigned seq);
-/* The latest snapshot that went into the kept final file (write_file). */
-static unsigned kept_seq;
-
 void lp_massif_write_atfork_child(void)
 {
     pthread_mutex_init(&wr.write_lock, NULL);
     wr.final_done = 0;
-    wr.keeping = 0;
-    if (wr.kept_fd >= 0) /* the parent's: not this child's to write */
-        lp_fd_guard_close(&wr.kept_fd);
+    lp_outfile_kept_atfork_child(); /* every output's, not only massif's */
 }
-
-/* This process's kept file, if it has one. */
-static bool have_kept(void)
-{
-    return wr.kept_fd >= 0 && wr.kept_pid == getpid();
-}
-
-/* No lock: set*id may be called from a signal handler. */
-void lp_massif_write_keep_file(void)
-{
-    char path[LP_CONFIG_PATH_MAX + 32];
-    int fd;
-
-    if (!lp_massif_enabled() || have_kept() ||
-        lp_xchg_acq_rel(&wr.keeping, 1))
-        return;
-    if (resolve_path(path, sizeof(path), 0) == 0) {
-        fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-                                    O_CLOEXEC, 0666); /* the umask applies */
-        if (fd >= 0) { /* else the exit tries by itself */
-            wr.kept_fd = lp_fd_guard_lift(fd);
-            wr.kept_pid = getpid();
-            lp_fd_guard_keep(&wr.kept_fd);
-        }
-    }
-    lp_store_release(&wr.keeping, 0);
-}
-
-void lp_massif_write_before_exec(void)
-{
-    char path[LP_CONFIG_PATH_MAX + 32];
-    struct stat st, now;
-
-    if (!have_kept())
-        return;
-    /* Still empty, and still the file at that name: ours to remove. */
-    if (fstat(wr.kept_fd, &st) == 0 && st.st_size == 0 &&
-        resolve_path(path, sizeof(path), 0) == 0 &&
-        stat(path, &now) == 0 && now.st_ino == st.st_ino &&
-        now.st_dev == st.st_dev)
-        (void)lp_root_unlink(path);
-    lp_fd_guard_close(&wr.kept_fd);
-}
-
 
 struct hist {
     size_t n;
@@ -326,71 +263,9 @@ static int resolve_path(char *out, size_t n, unsigned seq)
     return r > 0 && (size_t)r < n ? 0 : -ENAMETOOLONG;
 }
 
-/* Write m into the file kept open since the set*id (the directory is
- * closed to us now). 0 or -errno. */
-static int write_kept(const struct lp_massif *m)
+static int fill_massif(FILE *f, void *m)
 {
-    int fd, rc;
-    FILE *f;
-
-    if (ftruncate(wr.kept_fd, 0) != 0 || lseek(wr.kept_fd, 0, SEEK_SET) < 0)
-        return -errno;
-    fd = fcntl(wr.kept_fd, F_DUPFD_CLOEXEC, 3);
-    if (fd < 0)
-        return -errno;
-    f = fdopen(fd, "w");
-    if (!f) {
-        rc = -errno;
-        close(fd);
-        return rc;
-    }
-    rc = lp_massif_write(m, f);
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
-}
-
-/* Write m to path through a temporary file in the same directory (seq:
- * the file's snapshot number, 0 for the final file). */
-static int write_file(const char *path, const struct lp_massif *m,
-                      unsigned seq)
-{
-    char tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
-    int rc;
-
-    if (!f) {
-        int e = errno;
-
-        if (!have_kept() || (e != EACCES && e != EPERM && e != EROFS))
-            return -e;
-        /* A snapshot (SIGUSR1) after the set*id: it cannot have a file
-         * of its own, so it goes where it can, into the final file kept
-         * open, which the exit's profile replaces - the latest snapshot
-         * is there to read meanwhile, not lost. */
-        rc = write_kept(m);
-        if (rc == 0 && seq != 0) {
-            lp_store_relaxed(&kept_seq, seq);
-            char final[LP_CONFIG_PATH_MAX + 32];
-
-            if (resolve_path(final, sizeof(final), 0) != 0)
-                snprintf(final, sizeof(final), "%s", lp_config.massif);
-            lp_diag("cannot create '%s' (%s, since the process changed its "
-                    "credentials): snapshot %u is in '%s' until the exit "
-                    "writes its profile there",
-                    path, strerror(e), seq, final);
-        }
-        return rc;
-    }
-    rc = lp_outfile_commit(f, tmp, path, lp_massif_write(m, f));
-    /* A sticky directory (/tmp) lets the new user create the temporary
-     * file but not rename it over the final file, which the old one
-     * owns: the profile goes into that file, kept open. */
-    if (seq == 0 && (rc == -EPERM || rc == -EACCES) && have_kept())
-        rc = write_kept(m);
-    else if (rc == 0 && seq == 0 && have_kept())
-        lp_fd_guard_close(&wr.kept_fd); /* the file renamed over it */
-    return rc;
+    return lp_massif_write(m, f);
 }
 
 static int write_profile(unsigned seq, bool now)
@@ -437,7 +312,7 @@ static int write_profile(unsigned seq, bool now)
                                     kind, tree);
     }
     if (rc == 0)
-        rc = write_file(path, m, seq);
+        rc = lp_outfile_write(LP_OUT_MASSIF, seq, path, fill_massif, m);
 out:
     if (rc != 0)
         lp_diag("cannot write '%s': %s", path[0] ? path : lp_config.massif,
@@ -466,7 +341,7 @@ void lp_snapshot_write_final(void)
 
 bool lp_snapshot_dump_kept(unsigned n)
 {
-    return n != 0 && lp_load_relaxed(&kept_seq) == n;
+    return n != 0 && lp_outfile_kept_seq(LP_OUT_MASSIF) == n;
 }
 
 int lp_snapshot_dump(unsigned n)

@@ -23,7 +23,7 @@
  *
  * Context: COLD, guard held.
  */
-#include "preload/life/outfile.h"
+#include "preload/life/outfile_kept.h"
 #include "preload/massif/pprof_write.h"
 
 #include <elf.h>
@@ -324,14 +324,9 @@ static int add_samples(struct lp_pprof *p, struct lp_sym *sym,
     return rc;
 }
 
-static int write_gz(const char *path, struct lp_pprof *p)
+static int fill_gz(FILE *f, void *p)
 {
-    char tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f = lp_outfile_open(path, tmp, sizeof(tmp));
-
-    if (!f)
-        return -errno;
-    return lp_outfile_commit(f, tmp, path, lp_pprof_write(p, f));
+    return lp_pprof_write(p, f);
 }
 
 void lp_pprof_write_file(unsigned seq)
@@ -365,7 +360,7 @@ void lp_pprof_write_file(unsigned seq)
     lp_leakcheck_sym_put();
     lp_sites_peak_free(peak);
     if (rc == 0)
-        rc = write_gz(path, p);
+        rc = lp_outfile_write(LP_OUT_PPROF, seq, path, fill_gz, p);
     if (rc != 0)
         lp_diag("cannot write '%s': %s", path, strerror(-rc));
     lp_pprof_free(p);

@@ -29,7 +29,7 @@
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
 #include "preload/life/exit.h"
-#include "preload/life/outfile.h"
+#include "preload/life/outfile_kept.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/loss_group.h"
 #include "preload/scan/report_log.h"
@@ -438,21 +438,28 @@ static void remember_live(const struct lp_leak_set *set)
     lp_leaks_totals(set, &lc.prev_totals);
 }
 
+struct sarif_job {
+    struct lp_leak_set *set;
+    const struct lp_leak_opts *o;
+};
+
+static int fill_sarif(FILE *f, void *arg)
+{
+    const struct sarif_job *j = arg;
+
+    lp_leaks_sarif(f, j->set, lc.sym, j->o, NULL);
+    return ferror(f) ? -EIO : 0;
+}
+
 static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
 {
-    char path[LP_CONFIG_PATH_MAX + 32], tmp[LP_CONFIG_PATH_MAX + 64];
-    FILE *f;
+    char path[LP_CONFIG_PATH_MAX + 32];
+    struct sarif_job j = { set, o };
     int rc;
 
     if (lp_config_expand(lp_config.sarif, getpid(), path, sizeof(path)) != 0)
         return;
-    f = lp_outfile_open(path, tmp, sizeof(tmp));
-    if (!f) {
-        lp_diag("cannot write '%s': %s", path, strerror(errno));
-        return;
-    }
-    lp_leaks_sarif(f, set, lc.sym, o, NULL);
-    rc = lp_outfile_commit(f, tmp, path, ferror(f) ? -EIO : 0);
+    rc = lp_outfile_write(LP_OUT_SARIF, 0, path, fill_sarif, &j);
     if (rc != 0)
         lp_diag("cannot write '%s': %s", path, strerror(-rc));
 }

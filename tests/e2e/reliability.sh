@@ -344,6 +344,25 @@ else
     done
     check "setuid worker, sticky directory: no temporary file left" sh -c "! ls '$wst'/*.tmp.* >/dev/null 2>&1"
     rm -rf "$wst"
+    # Every output, not only massif.out: the worker's pprof, HTML and SARIF
+    # files are made at its setuid too, and written at its exit.
+    rm -rf "$WORK/wso"; mkdir -p "$WORK/wso"; chmod 755 "$WORK/wso"
+    (cd "$WORK/wso" && env LEAKPROF_OPTIONS="log=ws.%p:pprof=pp.%p:html=h.%p.html:sarif=s.%p.sarif" LD_PRELOAD="$LIB" "$P" worker_setuid >"$WORK/wso.out" 2>"$WORK/wso.err"); rc=$?
+    as_native "worker_setuid, every output" "$WORK/wso.out" $rc "$WORK/ws.nat" $nrc
+    check "setuid worker, every output: nothing went lost" sh -c "! grep -q 'cannot write' '$WORK/wso.err' '$WORK'/wso/ws.*"
+    for o in "pp.%s" "h.%s.html" "s.%s.sarif" "massif.out.%s"; do
+        n=$(ls "$WORK"/wso/$(printf "$o" '*') 2>/dev/null | wc -l)
+        check "setuid worker, every output: $(printf "$o" PID) for each process ($n of 2)" [ "$n" = 2 ]
+    done
+    for f in "$WORK"/wso/pp.*; do
+        check "setuid worker: $(basename "$f") is a whole gzip stream" gzip -t "$f"
+    done
+    for f in "$WORK"/wso/h.*.html; do
+        check "setuid worker: $(basename "$f") is a whole page" grep -q '</html>' "$f"
+    done
+    for f in "$WORK"/wso/s.*.sarif; do
+        check "setuid worker: $(basename "$f") is whole JSON" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f"
+    done
 fi
 
 # A process that drops its own privileges (a daemon started as root): its
