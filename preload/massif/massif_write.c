@@ -25,6 +25,7 @@
 
 #include "preload/life/config.h"
 #include "preload/life/diag.h"
+#include "preload/life/root_dir.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
