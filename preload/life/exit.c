@@ -27,6 +27,7 @@
 #include "preload/life/exit.h"
 #include "preload/life/exit_heap.h"
 #include "preload/life/freeres_child.h"
+#include "preload/life/printf_hooks.h"
 #include "preload/scan/report_log.h"
 
 #include <pthread.h>
@@ -291,7 +292,9 @@ void lp_exit_report(enum lp_exit_how how, uintptr_t live_sp)
         lp_exit_lists_forget();
     }
     if (how == LP_EXIT_NORMAL && lp_config.freeres >= 0) {
-        if (!lp_exit_heap_on() &&
+        /* Not here when printf was extended: the report's printf would
+         * read the tables freeres frees (printf_hooks.c). */
+        if (!lp_exit_heap_on() && !lp_printf_extended() &&
             (lp_config.freeres > 0 || lp_threads_others_running() == 0))
             runtime_freeres();
         else
