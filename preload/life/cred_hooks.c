@@ -17,13 +17,12 @@
  */
 #include "preload/life/cred_hooks.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "preload/hot/guard.h"
+#include "preload/life/dl_next.h"
 #include "preload/hot/massif_state.h"
 #include "preload/life/outfile_kept.h"
 #include "preload/scan/report_log.h"
@@ -41,29 +40,18 @@ static struct {
     groups_fn *setgroups;
 } real;
 
-/* dlsym may allocate: not the program's. */
-static void *lookup(const char *name)
-{
-    bool held = lp_guard_held;
-    void *f;
-
-    lp_guard_held = true;
-    f = dlsym(RTLD_NEXT, name);
-    lp_guard_restore(held);
-    return f;
-}
 
 void lp_cred_hooks_init(void)
 {
-    real.setuid = lookup("setuid");
-    real.setgid = lookup("setgid");
-    real.seteuid = lookup("seteuid");
-    real.setegid = lookup("setegid");
-    real.setreuid = lookup("setreuid");
-    real.setregid = lookup("setregid");
-    real.setresuid = lookup("setresuid");
-    real.setresgid = lookup("setresgid");
-    real.setgroups = lookup("setgroups");
+    real.setuid = lp_dl_next("setuid");
+    real.setgid = lp_dl_next("setgid");
+    real.seteuid = lp_dl_next("seteuid");
+    real.setegid = lp_dl_next("setegid");
+    real.setreuid = lp_dl_next("setreuid");
+    real.setregid = lp_dl_next("setregid");
+    real.setresuid = lp_dl_next("setresuid");
+    real.setresgid = lp_dl_next("setresgid");
+    real.setgroups = lp_dl_next("setgroups");
 }
 
 /* Before any change: our files while we may still make them. */
@@ -87,7 +75,7 @@ static int missing(void)
 #define HOOK1(name) \
     LP_EXPORT int name(uid_t a) \
     { \
-        if (!real.name && !(real.name = lookup(#name))) \
+        if (!real.name && !(real.name = lp_dl_next(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a); \
@@ -95,7 +83,7 @@ static int missing(void)
 #define HOOK2(name) \
     LP_EXPORT int name(uid_t a, uid_t b) \
     { \
-        if (!real.name && !(real.name = lookup(#name))) \
+        if (!real.name && !(real.name = lp_dl_next(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a, b); \
@@ -103,7 +91,7 @@ static int missing(void)
 #define HOOK3(name) \
     LP_EXPORT int name(uid_t a, uid_t b, uid_t c) \
     { \
-        if (!real.name && !(real.name = lookup(#name))) \
+        if (!real.name && !(real.name = lp_dl_next(#name))) \
             return missing(); \
         before_change(); \
         return real.name(a, b, c); \
@@ -122,7 +110,7 @@ HOOK3(setresgid)
 int setgroups(size_t n, const gid_t *list);
 LP_EXPORT int setgroups(size_t n, const gid_t *list)
 {
-    if (!real.setgroups && !(real.setgroups = lookup("setgroups")))
+    if (!real.setgroups && !(real.setgroups = lp_dl_next("setgroups")))
         return missing();
     before_change();
     return real.setgroups(n, list);

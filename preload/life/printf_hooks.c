@@ -19,11 +19,10 @@
  */
 #include "preload/life/printf_hooks.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <printf.h>
 
-#include "preload/hot/guard.h"
+#include "preload/life/dl_next.h"
 #include "preload/lp.h"
 
 static bool extended;
@@ -33,22 +32,11 @@ bool lp_printf_extended(void)
     return lp_load_relaxed(&extended);
 }
 
-/* dlsym may allocate: not the program's. */
-static void *lookup(const char *name)
-{
-    bool held = lp_guard_held;
-    void *f;
-
-    lp_guard_held = true;
-    f = dlsym(RTLD_NEXT, name);
-    lp_guard_restore(held);
-    return f;
-}
 
 #define REAL(type, name) \
     static type *real_; \
     lp_store_relaxed(&extended, true); \
-    if (!real_ && !(real_ = (type *)lookup(#name))) { \
+    if (!real_ && !(real_ = (type *)lp_dl_next(#name))) { \
         errno = ENOSYS; \
         return -1; \
     }
