@@ -29,6 +29,7 @@
 
 #include "preload/life/command.h"
 #include "preload/life/exit.h"
+#include "preload/life/outfile_kept.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -91,6 +92,7 @@ static void child(void)
     lp_stack_atfork_child();
     lp_rules_atfork_child();
     lp_snapshot_atfork_child(); /* both snapshot locks */
+    lp_outfile_kept_atfork_child(); /* the parent's kept files */
     lp_scan_atfork_child();
     lp_leakcheck_atfork_child();
     lp_process.pid = getpid();

@@ -52,13 +52,20 @@ static const char *name_of(enum lp_outfile_kind k)
     }
 }
 
-/* k's final file name for this process; 0, or -1 when k is off. */
-static int final_path(enum lp_outfile_kind k, char *out, size_t n)
+int lp_outfile_path(enum lp_outfile_kind k, unsigned seq, char *out,
+                    size_t n)
 {
     const char *name = name_of(k);
+    size_t len;
 
-    if (!name[0] || lp_config_expand(name, getpid(), out, n) != 0)
-        return -1;
+    if (!name[0])
+        return -ENOENT;
+    /* A relative name is the start-up directory's (root_dir.c). */
+    if (n < 16 || lp_config_expand(name, getpid(), out, n - 16) != 0)
+        return -ENAMETOOLONG;
+    len = strlen(out);
+    if (seq)
+        snprintf(out + len, n - len, ".%u", seq);
     return 0;
 }
 
@@ -75,12 +82,10 @@ static void keep(enum lp_outfile_kind k)
 
     if (mine(c) || lp_xchg_acq_rel(&c->keeping, 1))
         return;
-    if (final_path(k, path, sizeof(path)) == 0) {
+    if (lp_outfile_path(k, 0, path, sizeof(path)) == 0) {
         fd = lp_root_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
                                     O_CLOEXEC, 0666); /* the umask applies */
         if (fd >= 0) { /* else the writer tries by itself */
-            if (c->fd >= 0) /* a parent's, left by a fork */
-                lp_fd_guard_close(&c->fd);
             c->fd = lp_fd_guard_lift(fd);
             c->pid = getpid();
             c->seq = 0;
@@ -113,7 +118,7 @@ void lp_outfile_kept_before_exec(void)
             continue;
         /* Still empty, and still the file at that name: ours to remove. */
         if (fstat(c->fd, &st) == 0 && st.st_size == 0 &&
-            final_path((enum lp_outfile_kind)k, path, sizeof(path)) == 0 &&
+            lp_outfile_path((enum lp_outfile_kind)k, 0, path, sizeof(path)) == 0 &&
             (fd = lp_root_open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0)) >= 0) {
             if (fstat(fd, &now) == 0 && now.st_ino == st.st_ino &&
                 now.st_dev == st.st_dev)
@@ -195,7 +200,7 @@ int lp_outfile_write(enum lp_outfile_kind k, unsigned seq, const char *path,
          * so it goes where it can, into the final file, which the exit
          * replaces - the latest snapshot is there to read meanwhile. */
         lp_store_relaxed(&c->seq, seq);
-        if (final_path(k, final, sizeof(final)) != 0)
+        if (lp_outfile_path(k, 0, final, sizeof(final)) != 0)
             snprintf(final, sizeof(final), "%s", name_of(k));
         lp_diag("cannot create '%s' (%s, since the process changed its "
                 "credentials): snapshot %u is in '%s' until the exit "

@@ -17,6 +17,7 @@
  * exec hooks.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* The outputs, each with at most one kept file. */
@@ -27,6 +28,12 @@ enum lp_outfile_kind {
     LP_OUT_SARIF,
     LP_OUT_KINDS
 };
+
+/* Output k's file name in this process (lp_config's name, %p expanded),
+ * with ".seq" for a snapshot's (seq > 0). 0, -ENOENT when k is off, or
+ * -ENAMETOOLONG. */
+int lp_outfile_path(enum lp_outfile_kind k, unsigned seq, char *out,
+                    size_t n);
 
 /* Before a set*id (cred_hooks.c; no lock: it may be a signal handler's):
  * make and keep the final file of every output that is on (massif: when

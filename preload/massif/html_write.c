@@ -26,18 +26,6 @@
 #include "report/massif.h"
 
 /* pattern with %p expanded and ".seq" appended when seq > 0. */
-static int expand(const char *pattern, unsigned seq, char *out, size_t n)
-{
-    size_t len;
-
-    if (lp_config_expand(pattern, getpid(), out, n - 16))
-        return -ENAMETOOLONG;
-    len = strlen(out);
-    if (seq)
-        snprintf(out + len, n - len, ".%u", seq);
-    return 0;
-}
-
 struct page {
     const struct lp_massif *m;
     const char *name;
@@ -81,9 +69,9 @@ void lp_html_write_file(unsigned seq)
 
     if (!lp_config.html[0])
         return;
-    if (expand(lp_config.html, seq, path, sizeof(path)) ||
+    if (lp_outfile_path(LP_OUT_HTML, seq, path, sizeof(path)) ||
         (lp_config.massif[0] &&
-         expand(lp_config.massif, seq, src, sizeof(src)))) {
+         lp_outfile_path(LP_OUT_MASSIF, seq, src, sizeof(src)))) {
         lp_diag("cannot write '%s': %s", lp_config.html,
                 strerror(ENAMETOOLONG));
         return;

@@ -76,7 +76,6 @@ void lp_massif_write_atfork_child(void)
 {
     pthread_mutex_init(&wr.write_lock, NULL);
     wr.final_done = 0;
-    lp_outfile_kept_atfork_child(); /* every output's, not only massif's */
 }
 
 struct hist {
@@ -250,20 +249,6 @@ static void make_desc(char *out, size_t n)
         snprintf(out, n, "(none)");
 }
 
-static int resolve_path(char *out, size_t n, unsigned seq)
-{
-    char name[LP_CONFIG_PATH_MAX];
-    int r;
-
-    if (lp_config_expand(lp_config.massif, getpid(), name, sizeof(name)))
-        return -ENAMETOOLONG;
-    /* A relative name is the start-up directory's (root_dir.c). */
-    r = snprintf(out, n, "%s", name);
-    if (r > 0 && (size_t)r < n && seq)
-        r += snprintf(out + r, n - (size_t)r, ".%u", seq);
-    return r > 0 && (size_t)r < n ? 0 : -ENAMETOOLONG;
-}
-
 static int fill_massif(FILE *f, void *m)
 {
     return lp_massif_write(m, f);
@@ -281,7 +266,7 @@ static int write_profile(unsigned seq, bool now)
     int rc;
 
     path[0] = '\0';
-    rc = resolve_path(path, sizeof(path), seq);
+    rc = lp_outfile_path(LP_OUT_MASSIF, seq, path, sizeof(path));
     if (rc == 0)
         rc = copy_history(&h, now);
     if (rc != 0)

@@ -340,13 +340,11 @@ void lp_pprof_write_file(unsigned seq)
 
     if (!lp_config.pprof[0])
         return;
-    if (lp_config_expand(lp_config.pprof, getpid(), path, sizeof(path) - 16)) {
+    if (lp_outfile_path(LP_OUT_PPROF, seq, path, sizeof(path)) != 0) {
         lp_diag("cannot write '%s': %s", lp_config.pprof,
                 strerror(ENAMETOOLONG));
         return;
     }
-    if (seq)
-        snprintf(path + strlen(path), 16, ".%u", seq);
     p = lp_pprof_new();
     if (!p) {
         lp_diag("cannot write '%s': %s", path, strerror(ENOMEM));

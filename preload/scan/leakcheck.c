@@ -457,7 +457,7 @@ static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
     struct sarif_job j = { set, o };
     int rc;
 
-    if (lp_config_expand(lp_config.sarif, getpid(), path, sizeof(path)) != 0)
+    if (lp_outfile_path(LP_OUT_SARIF, 0, path, sizeof(path)) != 0)
         return;
     rc = lp_outfile_write(LP_OUT_SARIF, 0, path, fill_sarif, &j);
     if (rc != 0)
