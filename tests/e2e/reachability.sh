@@ -79,8 +79,8 @@ reach reach_registers whole 1
 # Dynamic TLS blocks (__tls_get_addr) are heap blocks under Memcheck
 # 3.19 too: its default dtv-addr-init suppression does not match Debian
 # 12's stacks (an inlined rtld-malloc.h frame comes first), so it shows
-# them. Our built-in lp-dtv-tls-get-addr hides them: compared without it.
-reach reach_tls whole 2 builtin_suppressions=no
+# them, and so do we (no built-in entry hides them).
+reach reach_tls whole 2
 reach reach_tsd whole 2
 # Threads that block every signal cannot be stopped: their stacks are
 # scanned whole, and the program still exits at once.

@@ -565,10 +565,23 @@ static void test_builtin(void **state)
         F("pthread_create@@GLIBC_2.34", NULL, 0, "/lib/libc.so.6"),
         F("main", "t.c", 3, PROG),
     };
+    /* A dlopen'ed module's TLS block, as Debian 12's ld.so makes it. */
+    const struct lp_sym_frame tls[] = {
+        F("malloc", NULL, 0, SELF),
+        F("malloc", "rtld-malloc.h", 56, "/lib64/ld-linux-x86-64.so.2"),
+        F("allocate_dtv_entry", "dl-tls.c", 721, "/lib64/ld-linux-x86-64.so.2"),
+        F("tls_get_addr_tail", "dl-tls.c", 961, "/lib64/ld-linux-x86-64.so.2"),
+        F("__tls_get_addr", "tls_get_addr.S", 55, "/lib64/ld-linux-x86-64.so.2"),
+        F("main", "t.c", 5, PROG),
+    };
     int i;
 
     (void)state;
-    assert_int_equal(lp_supp_add_builtin(s), 3);
+    assert_int_equal(lp_supp_add_builtin(s), 2);
+    /* Memcheck 3.19 reports it on Debian 12 (its dtv-addr-* entries want
+     * allocate_dtv_entry right after malloc): so do we, whatever kind. */
+    assert_int_equal(lp_supp_match(s, LP_KIND_REACHABLE, tls, N(tls)), -1);
+    assert_int_equal(lp_supp_match(s, LP_KIND_POSSIBLE, tls, N(tls)), -1);
     i = lp_supp_match(s, LP_KIND_REACHABLE, pool, N(pool));
     assert_true(i >= 0);
     assert_string_equal(lp_supp_name(s, i), "lp-libstdcxx-eh-pool");
