@@ -100,7 +100,7 @@ $(O)/tools/cli_options.o $(O)/tools/leakprint.o $(O)/report/leaks.o: VERSION
 # build before the install step, or a fresh `make -j2` fails its first run.
 $(SAMPLE_BIN) $(O)/samples/libctorlib.so $(O)/samples/libatexit_lib.so \
   $(O)/samples/libdtorlib.so $(O)/samples/libreach_tls.so \
-  $(O)/samples/libbump_alloc.so: | $(DEPS_STAMP)
+  $(O)/samples/libbump_alloc.so $(O)/samples/libbigplug.so: | $(DEPS_STAMP)
 
 $(O)/samples/%: samples/%.c
 	@mkdir -p $(dir $@)
@@ -150,6 +150,13 @@ $(O)/samples/libreach_tls.so: samples/lib/reach_tls.c
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
 $(O)/samples/reach_tls: samples/reach_tls.c $(O)/samples/libreach_tls.so
 	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -pthread -o $@ $< -ldl
+
+# unload_app dlopens a 1.5 MB plugin and unloads it before exit.
+$(O)/samples/libbigplug.so: samples/lib/bigplug.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -shared -fPIC -o $@ $<
+$(O)/samples/unload_app: samples/unload_app.c $(O)/samples/libbigplug.so
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -o $@ $< -ldl
 
 # Inlined library code, as real C++ programs are built.
 $(O)/samples/cpp_inlined: samples/cpp_inlined.cpp

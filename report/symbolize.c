@@ -200,6 +200,8 @@ static int report_modules(struct lp_sym *sym)
     return dwfl_report_end(sym->dwfl, NULL, NULL) == 0 ? 0 : -1;
 }
 
+bool (*lp_sym_loaded_by_us)(uintptr_t addr, unsigned long long adds);
+
 struct lp_sym *lp_sym_new(void)
 {
     struct lp_sym *sym = calloc(1, sizeof(*sym));
@@ -646,9 +648,12 @@ static Dwarf_Files *files_at(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr ad
  * Memcheck prints "???"): the module's own bounds decide. */
 static Dwfl_Module *module_at(struct lp_sym *sym, uintptr_t addr)
 {
-    Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, addr);
+    Dwfl_Module *mod;
     Dwarf_Addr lo = 0, hi = 0;
 
+    if (lp_sym_loaded_by_us != NULL && lp_sym_loaded_by_us(addr, sym->adds))
+        return NULL;
+    mod = dwfl_addrmodule(sym->dwfl, addr);
     if (mod == NULL ||
         dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) == NULL)
         return mod;

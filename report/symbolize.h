@@ -59,6 +59,13 @@ enum lp_fn_kind { LP_FN_NORMAL = 0, LP_FN_MAIN, LP_FN_BELOW_MAIN };
  * them itself (a program that chrooted itself); NULL: it cannot. */
 extern int (*lp_sym_open)(const char *path, int flags, mode_t mode);
 
+/* Whether addr lies in an object the symbolizer's own start loaded (libdw
+ * and what it needs: preload/life/libdw_objects.c), given the loader's
+ * count of loads when the objects were listed: such an address in a
+ * stack was an object's the program unloaded since, and is named as
+ * Memcheck names it, "???". NULL (tools, or nothing loaded): none. */
+extern bool (*lp_sym_loaded_by_us)(uintptr_t addr, unsigned long long adds);
+
 /* Open, now, every file the symbolizer will want (each module's ELF file,
  * symbol table and debug information; the demangler): the program is
  * about to make them unreachable (chroot). */

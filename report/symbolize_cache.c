@@ -201,6 +201,8 @@ static struct sym_mcache *mcache_of(struct lp_sym *sym, uintptr_t addr)
 
     if (!sym->mc_built)
         build_table(sym);
+    if (lp_sym_loaded_by_us != NULL && lp_sym_loaded_by_us(addr, sym->mc_adds))
+        return NULL; /* an unloaded object's address: "???" */
     for (i = 0; i < sym->nmc; i++) {
         struct sym_mcache *mc = &sym->mcs[i];
 

@@ -28,6 +28,7 @@
  */
 #include <dlfcn.h>
 
+#include "preload/life/libdw_objects.h"
 #include "preload/life/own_tls.h"
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -167,7 +168,9 @@ LP_COLD static bool load(void)
     lp_guard_held = true;
     /* libdw and libelf have TLS: new threads' DTVs grow (own_tls.c). */
     tls_before = lp_own_tls_count_before();
+    lp_libdw_objects_before();
     h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    lp_libdw_objects_after();
     lp_own_tls_count_after(tls_before);
     if (h == NULL)
         ok = false;

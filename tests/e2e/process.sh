@@ -30,6 +30,21 @@ if have_valgrind; then
     same_as_memcheck "dlopen whole report as memcheck's" "$WORK/dl.txt" "$WORK/dl.mc"
 fi
 
+# A plugin dlclose'd before exit: its frames are "???", as Memcheck prints
+# them, whatever the report's own load of libdw (a cold cache: it does
+# load) mapped over the plugin's old range (before libdw_objects.c, 6 of
+# its 16 frames were "??? (in libz.so.1...)" or libelf).
+p=$SAMPLES/unload_app
+export XDG_CACHE_HOME=$WORK/xdg-unload
+run_lp "$WORK/ul.txt" "show_leak_kinds=all:depth=12" "$p"
+unset XDG_CACHE_HOME
+check "unloaded plugin: 16 bare ??? frames" [ "$(grep -c '^==[0-9]*==    by 0x[0-9A-F]*: ???$' "$WORK/ul.txt")" = 16 ]
+check "unloaded plugin: no frame in an object it never loaded" sh -c "! grep -E '\(in [^)]*lib(dw|elf|z|lzma|bz2)[-.]' '$WORK/ul.txt'"
+if have_valgrind; then
+    run_mc "$WORK/ul.mc" "--leak-check=full --show-leak-kinds=all" "$p"
+    same_as_memcheck "unloaded plugin: whole report as memcheck's" "$WORK/ul.txt" "$WORK/ul.mc"
+fi
+
 # Leaving by _exit with output still buffered, and by quick_exit: stdout
 # as native (glibc's freeres would flush the pending output, as it does
 # under Valgrind), the at_quick_exit handler run, and the figures
