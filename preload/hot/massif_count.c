@@ -508,20 +508,9 @@ static inline void note_local_end(struct lp_massif_local *l)
         flush_local(l);
 }
 
-/* A block goes while the thread's rise is past its headroom. The first
- * to go after the thread's highest point since its flush may find the
- * heap at its peak (Massif takes one before a block goes). Asked at the
- * flush only, the peak came up to a quantum of frees late: a 2-thread
- * program's 3 MB transient read 1.8% under Massif's. */
-static LP_NOINLINE void shrink_high(struct lp_massif_local *l, uint64_t use)
-{
-    if (l->rise > 0 && (int64_t)(l->grow - l->shrink) == l->rise)
-        top_reached(l);
-    lp_store_relaxed(&l->shrink, l->shrink + use);
-    note_local_end(l);
-}
-
-/* Count an event in the thread's pending deltas. */
+/* Count an event in the thread's pending deltas. Whether a block that
+ * goes takes a peak with it was asked before (lp_snapshot_before_shrink),
+ * while its bytes were still counted everywhere. */
 static inline void note_local(struct lp_massif_local *l, int64_t heap,
                               uint64_t use, bool grows)
 {
@@ -533,12 +522,6 @@ static inline void note_local(struct lp_massif_local *l, int64_t heap,
         if (net > l->rise)
             lp_store_relaxed(&l->rise, net);
     } else {
-        /* Past the headroom (rare): the rest in a function of its own,
-         * so this path keeps no frame for the call. */
-        if (LP_UNLIKELY(l->rise > l->headroom)) {
-            shrink_high(l, use);
-            return;
-        }
         lp_store_relaxed(&l->shrink, l->shrink + use);
     }
     note_local_end(l);
@@ -572,19 +555,33 @@ void lp_massif_local_adopt(struct lp_massif_local *l)
     lp_store_relaxed(&l->headroom, 0);
 }
 
-/* A block is about to go: a peak first, if the heap is above the limit.
- * A thread that counts in pending deltas asks in note_local and at its
- * flushes instead. */
+/* A block is about to go, still counted in the totals and in its site's
+ * counters: a peak first, if the heap is above the limit (Massif takes
+ * one before a block goes; the capture reads the sites' counters, so
+ * asked after the charge it missed the block: a 2-thread program's ten
+ * 1 MB blocks peaked at 9 MB, and a 100 MB block freed by a thread
+ * peaked at 272 bytes, after the free).
+ * A thread that counts in pending deltas leaves the totals' line alone
+ * (the other threads' flushes write it, and each read after one
+ * missed): it asks only while its rise is past the headroom it knew,
+ * and only from its highest point since its flush, which may be the
+ * flush itself (rise 0: a block as big as its quantum flushed at once). */
 void lp_snapshot_before_shrink(void)
 {
-    /* The thread's own state first: one that counts in pending deltas
-     * leaves the totals' line alone (the other threads' flushes write
-     * it, and each read after one missed). */
-    if ((lp_self.massif_local == NULL || !lp_load_relaxed(&lp_threaded)) &&
-        lp_load_relaxed(&snap.enabled) &&
-        LP_UNLIKELY(lp_load_relaxed(&snap.grow) - lp_load_relaxed(&snap.shrink) >
-                    lp_load_relaxed(&snap.peak_limit)))
-        request_peak_slow(); /* Massif takes a peak before a block goes */
+    struct lp_massif_local *l = lp_self.massif_local;
+
+    if (l == NULL || !lp_load_relaxed(&lp_threaded)) {
+        if (lp_load_relaxed(&snap.enabled) &&
+            LP_UNLIKELY(lp_load_relaxed(&snap.grow) -
+                            lp_load_relaxed(&snap.shrink) >
+                        lp_load_relaxed(&snap.peak_limit)))
+            request_peak_slow();
+        return;
+    }
+    if (LP_UNLIKELY(l->rise > l->headroom) &&
+        (int64_t)(l->grow - l->shrink) == l->rise &&
+        lp_load_relaxed(&snap.enabled))
+        top_reached(l);
 }
 
 /* A single-threaded program's event: plain loads and stores to the
