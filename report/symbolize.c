@@ -381,6 +381,31 @@ static bool nested_scope_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
     return false;
 }
 
+/* Where the inlined scope s was called from: f's file and line (none
+ * when the scope does not say, or names no file of the CU's table). */
+static void call_site(struct lp_sym *sym, Dwarf_Die *cudie, Dwarf_Files *files,
+                      size_t nfiles, Dwarf_Die *s, struct lp_sym_frame *f)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word call_file = 0, call_line = 0;
+
+    f->file = f->path = f->comp_dir = NULL;
+    f->line = 0;
+    if (dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &attr), &call_file) == 0 &&
+        files != NULL && call_file < nfiles) {
+        const char *src = dwarf_filesrc(files, call_file, NULL, NULL);
+
+        f->file = lp_sym_intern(sym, entry_name(files, src));
+        f->path = lp_sym_intern(sym, src);
+        f->comp_dir = lp_sym_intern(sym, dwarf_formstring(
+                                        dwarf_attr(cudie, DW_AT_comp_dir, &attr)));
+    }
+    if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &call_line) == 0)
+        f->line = (int)call_line;
+    if (f->file == NULL)
+        f->line = 0;
+}
+
 /*
  * Expand the inlined scopes at addr into out[], innermost first. out[0]
  * already holds the address's own file:line; the last frame written is
@@ -419,8 +444,6 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
         files = NULL;
     for (i = 0; i < nscopes && n < max; i++) {
         Dwarf_Die *s = &scopes[i];
-        Dwarf_Attribute attr;
-        Dwarf_Word call_file = 0, call_line = 0;
         struct lp_sym_frame *cur = &out[n - 1], *next = &out[n];
 
         if (dwarf_tag(s) == DW_TAG_subprogram)
@@ -433,23 +456,22 @@ static int expand_inlines(struct lp_sym *sym, Dwfl_Module *mod, Dwarf_Addr addr,
         /* ...and was called from the next level out, at call_file:line. */
         *next = *cur;
         next->fn = next->mangled = NULL;
-        next->file = next->path = next->comp_dir = NULL;
-        next->line = 0;
         next->inlined = true;
-        if (dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &attr), &call_file) == 0 &&
-            files != NULL && call_file < nfiles) {
-            const char *src = dwarf_filesrc(files, call_file, NULL, NULL);
-
-            next->file = lp_sym_intern(sym, entry_name(files, src));
-            next->path = lp_sym_intern(sym, src);
-            next->comp_dir = lp_sym_intern(sym, dwarf_formstring(
-                                             dwarf_attr(cudie, DW_AT_comp_dir, &attr)));
-        }
-        if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &call_line) == 0)
-            next->line = (int)call_line;
-        if (next->file == NULL)
-            next->line = 0;
+        call_site(sym, cudie, files, nfiles, s, next);
         n++;
+    }
+    /* Cut at max: the last frame is the out-of-line function's
+     * (resolve_uncached names it so), so it takes the call of the
+     * outermost inlined scope, which lies in that function; the call of
+     * an inner one paired the function's name with a line of another. */
+    if (n == max && i < nscopes) {
+        int k, outer = -1;
+
+        for (k = i; k < nscopes && dwarf_tag(&scopes[k]) != DW_TAG_subprogram; k++)
+            if (dwarf_tag(&scopes[k]) == DW_TAG_inlined_subroutine)
+                outer = k;
+        if (outer >= 0)
+            call_site(sym, cudie, files, nfiles, &scopes[outer], &out[n - 1]);
     }
     free(scopes);
     return n;
@@ -813,9 +835,7 @@ int lp_sym_resolve(struct lp_sym *sym, uintptr_t ip, bool is_return,
     }
     if (e == NULL) {
         n = resolve_uncached(sym, addr, tmp, LP_SYM_MAX_INLINE);
-        if (sym != NULL && (e = malloc(sizeof(*e))) != NULL) {
-            e->addr = addr;
-            e->n = n;
+        if (sym != NULL && (e = sym_entry_new(addr, n)) != NULL) {
             memcpy(e->frames, tmp, (size_t)n * sizeof(tmp[0]));
             HASH_ADD(hh, sym->cache, addr, sizeof(e->addr), e);
         }

@@ -53,7 +53,7 @@ struct lp_sym_frame {
 enum lp_fn_kind { LP_FN_NORMAL = 0, LP_FN_MAIN, LP_FN_BELOW_MAIN };
 
 /* Maximum frames one address can expand to (inline depth + 1). */
-#define LP_SYM_MAX_INLINE 16
+#define LP_SYM_MAX_INLINE 64
 
 /* How absolute paths of the process are opened when libdwfl cannot open
  * them itself (a program that chrooted itself); NULL: it cannot. */

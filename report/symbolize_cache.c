@@ -243,10 +243,8 @@ bool lp_sym_cache_lookup(struct lp_sym *sym, uintptr_t addr, bool frames)
         HASH_ADD(hh, sym->fns, addr, sizeof(f->addr), f);
         return true;
     }
-    if ((e = malloc(sizeof(*e))) == NULL)
+    if ((e = sym_entry_new(addr, r.n)) == NULL)
         return false;
-    e->addr = addr;
-    e->n = r.n;
     for (k = 0; k < r.n; k++) {
         e->frames[k] = r.frames[k];
         e->frames[k].addr = addr;

@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <uthash.h>
 
 struct sym_str {
@@ -22,9 +23,22 @@ struct sym_str {
 struct sym_entry {
     uintptr_t addr; /* the key: lookup (and printed) address */
     int n;
-    struct lp_sym_frame frames[LP_SYM_MAX_INLINE];
     UT_hash_handle hh;
+    struct lp_sym_frame frames[]; /* n of them (sym_entry_new) */
 };
+
+/* An entry for addr with room for n frames (malloc: free() frees it). */
+static inline struct sym_entry *sym_entry_new(uintptr_t addr, int n)
+{
+    struct sym_entry *e =
+        malloc(sizeof(*e) + (size_t)(n > 0 ? n : 0) * sizeof(e->frames[0]));
+
+    if (e != NULL) {
+        e->addr = addr;
+        e->n = n;
+    }
+    return e;
+}
 
 struct sym_mod {
     Dwfl_Module *mod;

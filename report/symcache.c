@@ -42,8 +42,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Bumped when a record's meaning changes (4: aliases also by length). */
-#define SYMCACHE_MAGIC "leakprof-symcache 4\n"
+/* Bumped when a record's meaning changes (4: aliases also by length;
+ * 5: up to 64 inlined frames an address, where 16 cut the outer ones). */
+#define SYMCACHE_MAGIC "leakprof-symcache 5\n"
 #define MAGIC_LEN 20
 #define SYMCACHE_MAX_BYTES (64u << 20)
 #define NO_STR 0xffffffffu

@@ -8,7 +8,7 @@
 # every record and the LEAK SUMMARY compared with golden output, and the
 # summary numbers with Memcheck's on the same binary.
 . "$(dirname "$0")/_lib.sh"
-for p in leak_kinds cpp_containers cpp_inlined cpp_own_new atexit_many aligned_allocs threads; do
+for p in leak_kinds cpp_containers cpp_inlined deep_inline cpp_own_new atexit_many aligned_allocs threads; do
     run_lp "$WORK/$p.txt" "show_leak_kinds=all" "$SAMPLES/$p"
     if [ "$p" != threads ]; then
         # Thread stacks end in clone3 natively and the record order of the
