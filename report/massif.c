@@ -420,6 +420,19 @@ uint64_t lp_massif_node_bytes(const struct lp_massif_node *n)
 {
     return n->bytes;
 }
+void lp_massif_node_bytes_text(const struct lp_massif_node *n, char *out,
+                               size_t cap)
+{
+    if (cap == 0)
+        return;
+    if (n->bytes_text != NULL && n->bytes_len < cap) {
+        memcpy(out, n->bytes_text, n->bytes_len);
+        out[n->bytes_len] = '\0';
+    } else {
+        snprintf(out, cap, "%" PRIu64, n->bytes);
+    }
+}
+
 const char *lp_massif_node_details(const struct lp_massif_node *n)
 {
     return n->details;

@@ -212,6 +212,11 @@ long lp_massif_peak_index(const struct lp_massif *m);
  * number of children actually present. Children are walked with
  * first_child/next_sibling in file order. */
 uint64_t lp_massif_node_bytes(const struct lp_massif_node *n);
+/* Its bytes as the file wrote them (leading zeros kept, as ms_print
+ * prints them), or the number for a node made in memory; NUL-terminated
+ * in out[cap]. */
+void lp_massif_node_bytes_text(const struct lp_massif_node *n, char *out,
+                               size_t cap);
 const char *lp_massif_node_label(const struct lp_massif_node *n);
 const char *lp_massif_node_details(const struct lp_massif_node *n);
 size_t lp_massif_node_nchildren(const struct lp_massif_node *n);

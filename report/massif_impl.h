@@ -17,6 +17,8 @@
 
 struct lp_massif_node {
     uint64_t bytes;
+    const char *bytes_text; /* the digits as the file wrote them, or NULL */
+    size_t bytes_len;
     const char *details; /* ms_print's DETAILS; label = details minus one ' ' */
     size_t nchildren;
     struct lp_massif_node *first;

@@ -182,6 +182,7 @@ static int parse_node(struct reader *r, int depth, uint64_t total,
 {
     struct lp_massif_node *n;
     char *p = r->line;
+    const char *digits;
     uint64_t c = 0, b = 0;
 
     if (r->mode == LP_MASSIF_READ_STRICT) {
@@ -211,6 +212,7 @@ static int parse_node(struct reader *r, int depth, uint64_t total,
     }
     if (*p < '0' || *p > '9')
         return fail(r, "expected a tree node line");
+    digits = p;
     for (; *p >= '0' && *p <= '9'; p++)
         if (__builtin_mul_overflow(b, 10, &b) ||
             __builtin_add_overflow(b, (uint64_t)(*p - '0'), &b))
@@ -225,6 +227,8 @@ static int parse_node(struct reader *r, int depth, uint64_t total,
         return -ENOMEM;
     memset(n, 0, sizeof(*n));
     n->bytes = b;
+    n->bytes_text = digits;
+    n->bytes_len = (size_t)(p - digits);
     n->details = p;
     n->attached = true;
     *count = c;

@@ -65,10 +65,10 @@ static bool print_node(struct tree_ctx *c, const struct lp_massif_node *n,
     double perc = c->total ? percent(bytes, c->total) : 0;
     bool sig = is_top || c->o->threshold == 0 ||
                (c->total != 0 && perc >= c->o->threshold);
-    char bytes_text[32];
+    char bytes_text[64];
 
     if (sig) {
-        snprintf(bytes_text, sizeof(bytes_text), "%" PRIu64, bytes);
+        lp_massif_node_bytes_text(n, bytes_text, sizeof(bytes_text));
         fwrite(c->prefix, 1, plen, c->out);
         fprintf(c->out, "%s%05.2f%% (%sB)", arrow, perc,
                 lp_commify(bytes_text, num, sizeof(num)));
