@@ -6,7 +6,9 @@
 # The quirk-*.massif.out files are written by hand (ms_print lenient-reader
 # corner cases: comments, indentation, several desc lines, no desc, odd
 # snapshot numbers, several peaks, non-monotonic and huge values) and are
-# kept; "--outputs-only" just re-renders the expected outputs.
+# kept, as are the hand-*.massif.out ones (strict files ms_print renders
+# in its own way: node bytes with leading zeros); "--outputs-only" just
+# re-renders the expected outputs.
 # Each NAME.massif.out gets NAME.OPTSET.txt = ms_print's output for each
 # option set in _optsets.sh, rendered from inside the fixtures directory.
 set -e
