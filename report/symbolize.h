@@ -66,6 +66,12 @@ extern int (*lp_sym_open)(const char *path, int flags, mode_t mode);
  * Memcheck names it, "???". NULL (tools, or nothing loaded): none. */
 extern bool (*lp_sym_loaded_by_us)(uintptr_t addr, unsigned long long adds);
 
+/* The pages an object of dl_iterate_phdr spans, [*lo, *hi): from its
+ * lowest PT_LOAD segment to the end of its highest (*hi <= *lo: none). */
+struct dl_phdr_info;
+void lp_sym_object_span(const struct dl_phdr_info *info, uintptr_t *lo,
+                        uintptr_t *hi);
+
 /* Open, now, every file the symbolizer will want (each module's ELF file,
  * symbol table and debug information; the demangler): the program is
  * about to make them unreachable (chroot). */

@@ -42,28 +42,37 @@ struct table_build {
     bool failed;
 };
 
-static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+void lp_sym_object_span(const struct dl_phdr_info *info, uintptr_t *lo,
+                        uintptr_t *hi)
 {
-    struct table_build *t = arg;
-    struct sym_mcache *mc;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
     int i;
 
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
-        t->adds = info->dlpi_adds;
-        t->subs = info->dlpi_subs;
-    }
+    *lo = UINTPTR_MAX;
+    *hi = 0;
     for (i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t a = info->dlpi_addr + ph->p_vaddr;
 
         if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
             continue;
-        if ((a & ~PAGE_MASK) < lo)
-            lo = a & ~PAGE_MASK;
-        if (((a + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK) > hi)
-            hi = (a + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK;
+        if ((a & ~PAGE_MASK) < *lo)
+            *lo = a & ~PAGE_MASK;
+        if (((a + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK) > *hi)
+            *hi = (a + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK;
     }
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct table_build *t = arg;
+    struct sym_mcache *mc;
+    uintptr_t lo, hi;
+
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+        t->adds = info->dlpi_adds;
+        t->subs = info->dlpi_subs;
+    }
+    lp_sym_object_span(info, &lo, &hi);
     if (hi <= lo)
         return 0;
     if (t->n == t->cap) {

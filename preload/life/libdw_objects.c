@@ -36,34 +36,13 @@ static struct {
 static unsigned nlate;
 static unsigned long long late_adds; /* the loader's count after our load */
 
-/* An object's span: from its lowest PT_LOAD to the end of its highest. */
-static void span_of(const struct dl_phdr_info *info, uintptr_t *lo,
-                    uintptr_t *hi)
-{
-    int i;
-
-    *lo = UINTPTR_MAX;
-    *hi = 0;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-
-        if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
-            continue;
-        if (a < *lo)
-            *lo = a;
-        if (a + ph->p_memsz > *hi)
-            *hi = a + ph->p_memsz;
-    }
-}
-
 static int note_before(struct dl_phdr_info *info, size_t size, void *arg)
 {
     uintptr_t lo, hi;
 
     (void)size;
     (void)arg;
-    span_of(info, &lo, &hi);
+    lp_sym_object_span(info, &lo, &hi);
     if (lo >= hi)
         return 0;
     if (nbefore == capbefore) {
@@ -96,7 +75,7 @@ static int note_after(struct dl_phdr_info *info, size_t size, void *arg)
     (void)arg;
     if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
         late_adds = info->dlpi_adds;
-    span_of(info, &lo, &hi);
+    lp_sym_object_span(info, &lo, &hi);
     if (lo < hi && !was_there(lo) && nlate < LATE_MAX) {
         late[nlate].lo = lo;
         late[nlate].hi = hi;
