@@ -85,12 +85,15 @@ static LP_NOINLINE void free_body(void *p)
 
 LP_EXPORT void free(void *p)
 {
-    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
-        return;
-    if (lp_track_release_pass(p)) {
+    /* The filter first: it holds the boot blocks' counters stuck
+     * (lp_sample_filter_pin), and NULL, if it passes, goes to the real
+     * free, which ignores it. */
+    if (LP_LIKELY(lp_track_release_pass(p))) {
         lp_hot.free(p); /* a tail call */
         return;
     }
+    if (p == NULL || LP_UNLIKELY(lp_boot_owns(p)))
+        return;
     free_body(p);
     __asm__ volatile("" ::: "memory"); /* no tail call: the hook's frame */
 }

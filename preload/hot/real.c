@@ -5,6 +5,7 @@
  * Context: HOT/BOOT.
  */
 #include "preload/hot/real.h"
+#include "preload/hot/sample.h"
 #include "preload/hot/tcb_slot.h"
 
 #include <dlfcn.h>
@@ -36,7 +37,16 @@ void *lp_boot_alloc(size_t size, size_t align)
             return NULL;
     } while (!lp_cas(&boot_used, &cur, off + size));
     memcpy(lp_boot_mem + off - sizeof(size_t), &size, sizeof(size_t));
+    /* Once sampled mode's filter exists, free() asks it first: this
+     * block's counter must never let it pass to the real free. */
+    lp_sample_filter_pin((uintptr_t)(lp_boot_mem + off),
+                         (uintptr_t)(lp_boot_mem + off) + 1);
     return lp_boot_mem + off;
+}
+
+size_t lp_boot_used(void)
+{
+    return lp_load_relaxed(&boot_used);
 }
 
 size_t lp_boot_size(const void *p)

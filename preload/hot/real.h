@@ -64,5 +64,7 @@ static inline bool lp_boot_owns(const void *p)
     return (uintptr_t)p - (uintptr_t)lp_boot_mem < LP_BOOT_MEM_SIZE;
 }
 size_t lp_boot_size(const void *p);
+/* Bytes of the boot arena handed out so far (headers included). */
+size_t lp_boot_used(void);
 
 #endif /* LP_PRELOAD_REAL_H */

@@ -11,11 +11,12 @@
  * 1 - exp(-x) computed from exp() would cancel).
  *
  * Context: HOT (lp_sample_skip_slow, lp_sample_interval, lp_sample_prob);
- * BOOT (lp_sample_init).
+ * BOOT (lp_sample_init, lp_sample_filter_pin).
  */
 #include "preload/hot/sample.h"
 
 #include "preload/hot/arena.h"
+#include "preload/hot/real.h"
 
 uint64_t lp_sample_table_misses;
 static uint64_t threads_seeded;
@@ -126,11 +127,33 @@ double lp_sample_prob(size_t size, uint64_t every)
     return x * t;
 }
 
+void lp_sample_filter_pin(uintptr_t lo, uintptr_t hi)
+{
+    uint8_t *filter = lp_load_relaxed(&lp_sample_filter);
+    uintptr_t a;
+
+    if (filter == NULL)
+        return;
+    for (a = lo & ~(uintptr_t)((1u << LP_SAMPLE_GRANULE_SHIFT) - 1); a < hi;
+         a += 1u << LP_SAMPLE_GRANULE_SHIFT)
+        lp_store_relaxed(lp_sample_slot_in(filter, a), (uint8_t)LP_SAMPLE_STUCK);
+}
+
 void lp_sample_init(void)
 {
+    uint8_t *filter;
+
     if (!lp_sample_on())
         return;
     /* Arena memory: zeroed, outside the program's heap and the roots. */
-    lp_sample_filter =
-        lp_arena_alloc((size_t)1 << LP_SAMPLE_FILTER_BITS);
+    filter = lp_arena_alloc((size_t)1 << LP_SAMPLE_FILTER_BITS);
+    if (filter == NULL)
+        return;
+    /* The boot blocks handed out so far; lp_boot_alloc pins those that
+     * come later itself. Store, fence, load here and CAS, load there: a
+     * block is pinned by one side or both. */
+    lp_store_relaxed(&lp_sample_filter, filter);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    lp_sample_filter_pin((uintptr_t)lp_boot_mem,
+                         (uintptr_t)lp_boot_mem + lp_boot_used());
 }

@@ -200,6 +200,12 @@ static inline void lp_sample_filter_step(uintptr_t addr, int step)
         ;
 }
 
+/* Stick the counters of [lo, hi) at LP_SAMPLE_STUCK: frees there never
+ * pass the filter. The boot arena's blocks (real.c), which the real free
+ * must never see, are pinned so, and free() asks the filter before it
+ * asks whether a block is a boot block. */
+void lp_sample_filter_pin(uintptr_t lo, uintptr_t hi);
+
 /* Before a tracked block enters the table / after it left it. */
 static inline void lp_sample_filter_add(uintptr_t addr)
 {

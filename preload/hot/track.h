@@ -164,10 +164,12 @@ lp_track_release(void *p, unsigned how)
     lp_track_release_block(p, how);
 }
 
-/* Sampled mode: true when p (neither NULL nor a boot block) is certainly
- * a block the table does not hold and nothing has to happen around the
- * real free (no free_fill; a program with threads, as lp_track_pass
- * says): the hook then tail-calls the real free. */
+/* Sampled mode: true when p is certainly a block the table does not hold
+ * and nothing has to happen around the real free (no free_fill; a
+ * program with threads, as lp_track_pass says): the hook then tail-calls
+ * the real free. Asked before free's NULL and boot tests: a boot block's
+ * counter is stuck (lp_sample_filter_pin), so it never passes, and NULL
+ * passing is harmless (the real free ignores it). */
 static inline __attribute__((always_inline)) bool
 lp_track_release_pass(void *p)
 {
