@@ -648,6 +648,7 @@ void lp_scan_core_begin(struct lp_scan_core *c)
 
     c->sp = 0;
     c->nind = 0;
+    lp_present_done(); /* one left open by a scan that did not finish */
     self_pid = (pid_t)syscall(SYS_gettid); /* per scan: fork, threads */
     c->min_addr = c->nblocks ? c->addrs[0] : 1;
     c->max_end = c->nblocks ? block_end(c->addrs[c->nblocks - 1],
@@ -698,6 +699,7 @@ void lp_scan_core_finish(struct lp_scan_core *c)
         push(c, (uint32_t)i);
         process_stack(c, (uint32_t)i);
     }
+    lp_present_done();
 
     memset(c->kind_bytes, 0, sizeof(c->kind_bytes));
     memset(c->kind_blocks, 0, sizeof(c->kind_blocks));

@@ -129,26 +129,36 @@ static uintptr_t by_read(int fd, uintptr_t at, uintptr_t end, struct runs *r)
     return end;
 }
 
+/* /proc/self/pagemap while a scan asks (one scan at a time: the
+ * scanning thread's, the others parked), -1 when closed. */
+static int pm_fd = -1;
+
+void lp_present_done(void)
+{
+    if (pm_fd >= 0)
+        close(pm_fd);
+    pm_fd = -1;
+}
+
 bool lp_present_runs(uintptr_t lo, uintptr_t hi,
                      void (*fn)(uintptr_t a, uintptr_t b, void *arg),
                      void *arg, uintptr_t *undecided)
 {
     uintptr_t at = lo & ~(PAGE - 1), end = (hi + PAGE - 1) & ~(PAGE - 1);
     struct runs r = {lo, hi, 0, 0, fn, arg};
-    int fd;
 
     *undecided = lo;
     /* A filter may kill the process on a call it does not list. */
     if (lp_present_mode == 2 || lo >= hi || lp_seccomp_mode() != 0)
         return false;
-    fd = lp_proc_self_open("pagemap", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (pm_fd < 0)
+        pm_fd = lp_proc_self_open("pagemap", O_RDONLY | O_CLOEXEC);
+    if (pm_fd < 0)
         return false;
     if (lp_present_mode == 0)
-        at = by_ioctl(fd, at, end, &r);
+        at = by_ioctl(pm_fd, at, end, &r);
     if (at < end) /* before Linux 6.7, or the ioctl gave up */
-        at = by_read(fd, at, end, &r);
-    close(fd);
+        at = by_read(pm_fd, at, end, &r);
     emit(&r);
     *undecided = at < lo ? lo : at > hi ? hi : at;
     return at >= end;

@@ -35,8 +35,17 @@ static inline bool lp_present_applies(unsigned flags)
                      LP_SCAN_MAP_SHARED)) == (LP_SCAN_MAP_R | LP_SCAN_MAP_W);
 }
 
-/* Ranges below this are read whole: asking costs more than reading. */
-#define LP_PRESENT_MIN ((uintptr_t)1 << 20)
+/* Ranges below this are read whole: asking costs more than reading.
+ * Asking is one ioctl (or pread) on a descriptor the scan keeps open;
+ * reading 32 KiB is 4,096 words to look up, and a page never written
+ * costs a fault to read (10-15 us each on a paravirtualized VM): a
+ * compile's cc1 read 320 such pages in calloc'ed tables of 32 KiB to
+ * 1 MiB at each exit. */
+#define LP_PRESENT_MIN ((uintptr_t)1 << 15)
+
+/* Close the descriptor lp_present_runs opened and keeps for the rest of
+ * the scan: at its end (lp_scan_core_finish) and before a new one. */
+void lp_present_done(void);
 
 /* Call fn for each run [a, b) of [lo, hi) whose pages are present or
  * swapped, in address order (clipped to [lo, hi)). Returns true when

@@ -201,6 +201,79 @@ static void test_scan_safe_reads_only_pages_the_kernel_holds(void **state)
     scan_sparse_case(false, true);
 }
 
+/* The lowest descriptor number free now. */
+static int lowest_free_fd(void)
+{
+    int fd = dup(0);
+
+    assert_true(fd >= 0);
+    close(fd);
+    return fd;
+}
+
+/*
+ * A block of 40 KiB (above LP_PRESENT_MIN, in a 256 KiB arena: a table a
+ * program calloc'ed and wrote in its first page) is read where the
+ * kernel holds pages only, and the pagemap descriptor the scan kept open
+ * is closed at its end.
+ */
+static void test_scan_small_sparse_block(void **state)
+{
+    size_t len = 256ul << 10, blen = 40ul << 10;
+    char *root = fresh(PG * 4), *arena = fresh(len);
+    uintptr_t a = (uintptr_t)arena, b = a + (128ul << 10);
+    struct lp_scan_block blocks[2];
+    uintptr_t keys[2] = {a, b};
+    uint32_t links[2], stack[6], dir[4];
+    struct lp_scan_ind inds[3];
+    struct lp_scan_map maps[2];
+    struct lp_scan_core core;
+    size_t before;
+    int fd0 = lowest_free_fd();
+
+    (void)state;
+    assert_true(blen >= LP_PRESENT_MIN);
+    memset(blocks, 0, sizeof(blocks));
+    blocks[0].size = blen;
+    blocks[1].size = 64;
+    *(uintptr_t *)arena = b;  /* A's first page: the pointer to B */
+    *(uintptr_t *)b = 0;
+    *(uintptr_t *)root = a;   /* the root: the pointer to A */
+    maps[0] = (struct lp_scan_map){(uintptr_t)root, (uintptr_t)root + PG * 4,
+                                   LP_SCAN_MAP_R | LP_SCAN_MAP_W};
+    maps[1] = (struct lp_scan_map){a, a + len, LP_SCAN_MAP_R | LP_SCAN_MAP_W};
+    if (maps[1].lo < maps[0].lo) {
+        struct lp_scan_map t = maps[0];
+
+        maps[0] = maps[1];
+        maps[1] = t;
+    }
+    memset(&core, 0, sizeof(core));
+    core.blocks = blocks;
+    core.addrs = keys;
+    core.nblocks = 2;
+    core.link = links;
+    core.ind = inds;
+    core.stack = stack;
+    core.stack_cap = LP_ARRAY_SIZE(stack);
+    core.dir = dir;
+    core.dir_cap = LP_ARRAY_SIZE(dir);
+    core.maps = maps;
+    core.nmaps = 2;
+    core.heuristics = LP_SCAN_HEUR_ALL;
+    before = resident(arena, len);
+    lp_scan_core_begin(&core);
+    lp_scan_core_root(&core, (uintptr_t)root, (uintptr_t)root + 8);
+    assert_int_equal(lowest_free_fd(), fd0 + 1); /* kept while it scans */
+    lp_scan_core_finish(&core);
+    assert_int_equal(lowest_free_fd(), fd0);
+    assert_int_equal(resident(arena, len), before);
+    assert_int_equal(blocks[0].kind, LP_KIND_REACHABLE);
+    assert_int_equal(blocks[1].kind, LP_KIND_REACHABLE);
+    munmap(root, PG * 4);
+    munmap(arena, len);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_present_undecided_leaves_all_to_caller),
         cmocka_unit_test(test_scan_reads_only_pages_the_kernel_holds),
         cmocka_unit_test(test_scan_safe_reads_only_pages_the_kernel_holds),
+        cmocka_unit_test(test_scan_small_sparse_block),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
