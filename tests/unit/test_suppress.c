@@ -493,6 +493,44 @@ static void test_gen_roundtrip(void **state)
     lp_supp_free(s);
 }
 
+/* A thread's stack ends in glibc's clone3 natively and in clone under
+ * Memcheck (Valgrind 3.19 has no clone3): Memcheck's entries (fun:clone)
+ * match ours, and ours are written as Memcheck writes them. Only glibc's
+ * clone3 goes by that alias. */
+static void test_clone3_as_memcheck_names_it(void **state)
+{
+    const struct lp_sym_frame st[] = {
+        F("malloc", NULL, 0, SELF),
+        F("work", "thr.c", 4, PROG),
+        F("start_thread", "pthread_create.c", 442,
+          "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+        F("clone3", "clone3.S", 81, "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+    };
+    const struct lp_sym_frame own[] = {
+        F("malloc", NULL, 0, SELF),
+        F("clone3", "mine.c", 3, PROG),
+    };
+    struct gen_arg g = { LP_KIND_DEFINITE, st, N(st) };
+    struct lp_supp *s = lp_supp_new();
+    char err[256], *out;
+
+    (void)state;
+    assert_int_equal(lp_supp_load_string(s, "mc",
+                                         "{\n mc\n Memcheck:Leak\n fun:malloc\n"
+                                         " fun:work\n fun:start_thread\n"
+                                         " fun:clone\n}\n"
+                                         "{\n own\n Memcheck:Leak\n fun:malloc\n"
+                                         " fun:clone\n}\n",
+                                         err, sizeof(err)),
+                     2);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, st, N(st)), 0);
+    assert_int_equal(lp_supp_match(s, LP_KIND_DEFINITE, own, N(own)), -1);
+    lp_supp_free(s);
+    out = capture(gen_cb, &g);
+    assert_non_null(strstr(out, "   fun:start_thread\n   fun:clone\n}\n"));
+    free(out);
+}
+
 static void gen_free_cb(FILE *f, void *arg)
 {
     const struct gen_arg *g = arg;
@@ -642,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_priority_and_used),
         cmocka_unit_test(test_nothing_used_prints_nothing),
         cmocka_unit_test(test_gen_roundtrip),
+        cmocka_unit_test(test_clone3_as_memcheck_names_it),
         cmocka_unit_test(test_free_entries),
         cmocka_unit_test(test_builtin),
         cmocka_unit_test(test_degenerate),
