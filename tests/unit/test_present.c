@@ -114,6 +114,57 @@ static size_t resident(const char *p, size_t len)
     return r;
 }
 
+/* A scan core over two blocks A (at the arena's start) and B, with two
+ * mappings: the root's and the arena's, both private anonymous. */
+struct two_blocks {
+    struct lp_scan_block blocks[2];
+    uintptr_t keys[2];
+    uint32_t links[2], stack[6], dir[4];
+    struct lp_scan_ind inds[3];
+    struct lp_scan_map maps[2];
+    struct lp_scan_core core;
+};
+
+static void two_blocks_init(struct two_blocks *t, const char *root,
+                            size_t root_len, const char *arena,
+                            size_t arena_len, size_t a_size, uintptr_t b,
+                            bool safe)
+{
+    uintptr_t a = (uintptr_t)arena;
+
+    memset(t, 0, sizeof(*t));
+    t->blocks[0].size = a_size;
+    t->blocks[1].size = 64;
+    t->blocks[0].stack_id = 1;
+    t->blocks[1].stack_id = 2;
+    t->keys[0] = a;
+    t->keys[1] = b;
+    t->maps[0] = (struct lp_scan_map){(uintptr_t)root, (uintptr_t)root + root_len,
+                                      LP_SCAN_MAP_R | LP_SCAN_MAP_W};
+    t->maps[1] = (struct lp_scan_map){a, a + arena_len,
+                                      LP_SCAN_MAP_R | LP_SCAN_MAP_W};
+    if (t->maps[1].lo < t->maps[0].lo) {
+        struct lp_scan_map m = t->maps[0];
+
+        t->maps[0] = t->maps[1];
+        t->maps[1] = m;
+    }
+    t->core.blocks = t->blocks;
+    t->core.addrs = t->keys;
+    t->core.nblocks = 2;
+    t->core.link = t->links;
+    t->core.ind = t->inds;
+    t->core.stack = t->stack;
+    t->core.stack_cap = LP_ARRAY_SIZE(t->stack);
+    t->core.dir = t->dir;
+    t->core.dir_cap = LP_ARRAY_SIZE(t->dir);
+    t->core.maps = t->maps;
+    t->core.nmaps = 2;
+    t->core.heuristics = LP_SCAN_HEUR_ALL;
+    t->core.safe_read = safe;
+    t->core.safe_blocks = safe;
+}
+
 /*
  * A 16 MiB root mapping and a 16 MiB arena, each written in two pages.
  * Block A (8 MiB) at the arena's start holds, 6 MiB in, the only pointer
@@ -126,19 +177,12 @@ static void scan_sparse_case(bool linked, bool safe)
     size_t len = 16ul << 20;
     char *root = fresh(len), *arena = fresh(len);
     uintptr_t a = (uintptr_t)arena, b = a + (12ul << 20);
-    struct lp_scan_block blocks[2];
-    uintptr_t keys[2] = {a, b};
-    uint32_t links[2], stack[6], dir[4];
-    struct lp_scan_ind inds[3];
-    struct lp_scan_map maps[2];
-    struct lp_scan_core core;
+    struct two_blocks t;
+    struct lp_scan_core *c = &t.core;
+    struct lp_scan_block *blocks = t.blocks;
     size_t before;
 
-    memset(blocks, 0, sizeof(blocks));
-    blocks[0].size = 8ul << 20;
-    blocks[1].size = 64;
-    blocks[0].stack_id = 1;
-    blocks[1].stack_id = 2;
+    two_blocks_init(&t, root, len, arena, len, 8ul << 20, b, safe);
     root[0] = 1; /* written, no pointer */
     *(uintptr_t *)(arena + (6ul << 20)) = b;
     *(uintptr_t *)b = 0;
@@ -146,34 +190,10 @@ static void scan_sparse_case(bool linked, bool safe)
         *(uintptr_t *)(root + (12ul << 20)) = a;
     else
         root[12ul << 20] = 1;
-    maps[0] = (struct lp_scan_map){(uintptr_t)root, (uintptr_t)root + len,
-                                   LP_SCAN_MAP_R | LP_SCAN_MAP_W};
-    maps[1] = (struct lp_scan_map){a, a + len, LP_SCAN_MAP_R | LP_SCAN_MAP_W};
-    if (maps[1].lo < maps[0].lo) {
-        struct lp_scan_map t = maps[0];
-
-        maps[0] = maps[1];
-        maps[1] = t;
-    }
-    memset(&core, 0, sizeof(core));
-    core.blocks = blocks;
-    core.addrs = keys;
-    core.nblocks = 2;
-    core.link = links;
-    core.ind = inds;
-    core.stack = stack;
-    core.stack_cap = LP_ARRAY_SIZE(stack);
-    core.dir = dir;
-    core.dir_cap = LP_ARRAY_SIZE(dir);
-    core.maps = maps;
-    core.nmaps = 2;
-    core.heuristics = LP_SCAN_HEUR_ALL;
-    core.safe_read = safe;
-    core.safe_blocks = safe;
     before = resident(root, len) + resident(arena, len);
-    lp_scan_core_begin(&core);
-    lp_scan_core_root(&core, (uintptr_t)root, (uintptr_t)root + len);
-    lp_scan_core_finish(&core);
+    lp_scan_core_begin(c);
+    lp_scan_core_root(c, (uintptr_t)root, (uintptr_t)root + len);
+    lp_scan_core_finish(c);
     assert_int_equal(resident(root, len) + resident(arena, len), before);
     if (linked) {
         assert_int_equal(blocks[0].kind, LP_KIND_REACHABLE);
@@ -181,7 +201,7 @@ static void scan_sparse_case(bool linked, bool safe)
     } else {
         assert_int_equal(blocks[0].kind, LP_KIND_DEFINITE);
         assert_int_equal(blocks[1].kind, LP_KIND_INDIRECT);
-        assert_int_equal(lp_scan_core_indirect_bytes(&core, 0), 64);
+        assert_int_equal(lp_scan_core_indirect_bytes(c, 0), 64);
     }
     munmap(root, len);
     munmap(arena, len);
@@ -222,54 +242,25 @@ static void test_scan_small_sparse_block(void **state)
     size_t len = 256ul << 10, blen = 40ul << 10;
     char *root = fresh(PG * 4), *arena = fresh(len);
     uintptr_t a = (uintptr_t)arena, b = a + (128ul << 10);
-    struct lp_scan_block blocks[2];
-    uintptr_t keys[2] = {a, b};
-    uint32_t links[2], stack[6], dir[4];
-    struct lp_scan_ind inds[3];
-    struct lp_scan_map maps[2];
-    struct lp_scan_core core;
+    struct two_blocks t;
     size_t before;
     int fd0 = lowest_free_fd();
 
     (void)state;
     assert_true(blen >= LP_PRESENT_MIN);
-    memset(blocks, 0, sizeof(blocks));
-    blocks[0].size = blen;
-    blocks[1].size = 64;
+    two_blocks_init(&t, root, PG * 4, arena, len, blen, b, false);
     *(uintptr_t *)arena = b;  /* A's first page: the pointer to B */
     *(uintptr_t *)b = 0;
     *(uintptr_t *)root = a;   /* the root: the pointer to A */
-    maps[0] = (struct lp_scan_map){(uintptr_t)root, (uintptr_t)root + PG * 4,
-                                   LP_SCAN_MAP_R | LP_SCAN_MAP_W};
-    maps[1] = (struct lp_scan_map){a, a + len, LP_SCAN_MAP_R | LP_SCAN_MAP_W};
-    if (maps[1].lo < maps[0].lo) {
-        struct lp_scan_map t = maps[0];
-
-        maps[0] = maps[1];
-        maps[1] = t;
-    }
-    memset(&core, 0, sizeof(core));
-    core.blocks = blocks;
-    core.addrs = keys;
-    core.nblocks = 2;
-    core.link = links;
-    core.ind = inds;
-    core.stack = stack;
-    core.stack_cap = LP_ARRAY_SIZE(stack);
-    core.dir = dir;
-    core.dir_cap = LP_ARRAY_SIZE(dir);
-    core.maps = maps;
-    core.nmaps = 2;
-    core.heuristics = LP_SCAN_HEUR_ALL;
     before = resident(arena, len);
-    lp_scan_core_begin(&core);
-    lp_scan_core_root(&core, (uintptr_t)root, (uintptr_t)root + 8);
+    lp_scan_core_begin(&t.core);
+    lp_scan_core_root(&t.core, (uintptr_t)root, (uintptr_t)root + 8);
     assert_int_equal(lowest_free_fd(), fd0 + 1); /* kept while it scans */
-    lp_scan_core_finish(&core);
+    lp_scan_core_finish(&t.core);
     assert_int_equal(lowest_free_fd(), fd0);
     assert_int_equal(resident(arena, len), before);
-    assert_int_equal(blocks[0].kind, LP_KIND_REACHABLE);
-    assert_int_equal(blocks[1].kind, LP_KIND_REACHABLE);
+    assert_int_equal(t.blocks[0].kind, LP_KIND_REACHABLE);
+    assert_int_equal(t.blocks[1].kind, LP_KIND_REACHABLE);
     munmap(root, PG * 4);
     munmap(arena, len);
 }
