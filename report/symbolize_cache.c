@@ -212,11 +212,20 @@ static struct sym_mcache *mcache_of(struct lp_sym *sym, uintptr_t addr)
         build_table(sym);
     if (lp_sym_loaded_by_us != NULL && lp_sym_loaded_by_us(addr, sym->mc_adds))
         return NULL; /* an unloaded object's address: "???" */
-    for (i = 0; i < sym->nmc; i++) {
-        struct sym_mcache *mc = &sym->mcs[i];
+    /* The object of the last address first: a report's frames mostly lie
+     * in one or two objects, and each entry is 4 KiB apart (its paths):
+     * the scan missed the cache on every entry (cc1's exit report, 15,000
+     * lookups over 20 objects: 1.3 ms). */
+    for (i = 0; i <= sym->nmc; i++) {
+        size_t at = i == 0 ? sym->mc_last : i - 1;
+        struct sym_mcache *mc;
 
+        if (at >= sym->nmc || (i > 0 && at == sym->mc_last))
+            continue;
+        mc = &sym->mcs[at];
         if (addr < mc->lo || addr >= mc->hi)
             continue;
+        sym->mc_last = at;
         if (!mc->opened) {
             mc->opened = true;
             if (mc->obj != NULL && mc->idlen > 0 &&
@@ -360,5 +369,6 @@ void lp_sym_cache_drop(struct lp_sym *sym)
     free(sym->mcs);
     sym->mcs = NULL;
     sym->nmc = 0;
+    sym->mc_last = 0;
     sym->mc_built = false;
 }

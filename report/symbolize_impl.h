@@ -82,6 +82,7 @@ struct lp_sym {
     struct sym_fn *fns;
     struct sym_mcache *mcs; /* the loaded objects, when mc_built */
     size_t nmc;
+    size_t mc_last; /* mcs[mc_last] held the last address asked about */
     bool mc_built;
     unsigned long long mc_adds, mc_subs; /* the loader's counts then */
     struct sym_str *strs;

@@ -130,14 +130,29 @@ static uintptr_t by_read(int fd, uintptr_t at, uintptr_t end, struct runs *r)
 }
 
 /* /proc/self/pagemap while a scan asks (one scan at a time: the
- * scanning thread's, the others parked), -1 when closed. */
+ * scanning thread's, the others parked), -1 when closed; pm_tried: the
+ * scan has asked once (open, and the seccomp check: /proc/self/status,
+ * tens of microseconds a read), so a failure is not asked again. */
 static int pm_fd = -1;
+static bool pm_tried;
 
 void lp_present_done(void)
 {
     if (pm_fd >= 0)
         close(pm_fd);
     pm_fd = -1;
+    pm_tried = false;
+}
+
+static int pagemap_fd(void)
+{
+    if (!pm_tried) {
+        pm_tried = true;
+        /* A filter may kill the process on a call it does not list. */
+        if (lp_seccomp_mode() == 0)
+            pm_fd = lp_proc_self_open("pagemap", O_RDONLY | O_CLOEXEC);
+    }
+    return pm_fd;
 }
 
 bool lp_present_runs(uintptr_t lo, uintptr_t hi,
@@ -148,12 +163,7 @@ bool lp_present_runs(uintptr_t lo, uintptr_t hi,
     struct runs r = {lo, hi, 0, 0, fn, arg};
 
     *undecided = lo;
-    /* A filter may kill the process on a call it does not list. */
-    if (lp_present_mode == 2 || lo >= hi || lp_seccomp_mode() != 0)
-        return false;
-    if (pm_fd < 0)
-        pm_fd = lp_proc_self_open("pagemap", O_RDONLY | O_CLOEXEC);
-    if (pm_fd < 0)
+    if (lp_present_mode == 2 || lo >= hi || pagemap_fd() < 0)
         return false;
     if (lp_present_mode == 0)
         at = by_ioctl(pm_fd, at, end, &r);
