@@ -60,7 +60,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(O)/test/%)
 UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
 SAMPLE_BIN  := $(SAMPLES_C:samples/%.c=$(O)/samples/%) $(SAMPLES_CXX:samples/%.cpp=$(O)/samples/%)
 # Preload objects a unit test may link: everything but the libc symbols.
-PRELOAD_TESTABLE := $(filter-out $(O)/preload/hot/hooks.o $(O)/preload/life/main.o $(O)/preload/life/process.o $(O)/preload/hot/cxx.o $(O)/preload/life/libdw_lazy.o $(O)/preload/life/fs_hooks.o,$(PRELOAD_OBJ))
+PRELOAD_TESTABLE := $(filter-out $(O)/preload/hot/hooks.o $(O)/preload/life/main.o $(O)/preload/life/process.o $(O)/preload/hot/cxx.o $(O)/preload/life/libdw_lazy.o $(O)/preload/life/fs_hooks.o $(O)/preload/life/seccomp_hooks.o,$(PRELOAD_OBJ))
 
 .PHONY: all deps test unit e2e demo bench asan install uninstall clean check-hotpath report-tests
 all: $(O)/libleakprof.so $(O)/leakprint $(O)/leakprof $(SAMPLE_BIN)

@@ -54,14 +54,19 @@ void lp_cred_hooks_init(void)
     real.setgroups = lp_dl_next("setgroups");
 }
 
-/* Before any change: our files while we may still make them. */
-static void before_change(void)
+void lp_keep_outputs_now(void)
 {
     int saved = errno;
 
     lp_report_log_keep_file();
     lp_outfile_keep_all(lp_massif_enabled());
     errno = saved;
+}
+
+/* Before any change: our files while we may still make them. */
+static void before_change(void)
+{
+    lp_keep_outputs_now();
 }
 
 /* Without the real function: a call before lp_cred_hooks_init (another

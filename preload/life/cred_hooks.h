@@ -11,4 +11,11 @@
 /* Look the real functions up (at start: dlsym may allocate). */
 void lp_cred_hooks_init(void);
 
+/* Make and keep open, now, the files the exit will write (the leak
+ * report's log file, massif.out, pprof, HTML, SARIF), while the process
+ * may still create them: before a change of credentials, and before a
+ * seccomp filter (seccomp_hooks.c) that may refuse the opens. errno is
+ * left as it was. No lock: may run in a signal handler. */
+void lp_keep_outputs_now(void);
+
 #endif /* LP_PRELOAD_LIFE_CRED_HOOKS_H */

@@ -21,6 +21,7 @@
 #include "preload/life/command.h"
 #include "preload/life/config.h"
 #include "preload/life/cred_hooks.h"
+#include "preload/life/seccomp_hooks.h"
 #include "preload/life/diag.h"
 #include "preload/life/exec_hooks.h"
 #include "preload/life/fs_hooks.h"
@@ -87,6 +88,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_fatal_signal_init();
     lp_process_hooks_init();
     lp_cred_hooks_init();
+    lp_seccomp_hooks_init();
     lp_go_exit_init();
 }
 

@@ -168,9 +168,11 @@ static int write_kept(struct kept *c, lp_outfile_fill_fn *fill, void *arg)
     return rc;
 }
 
+/* The directory refuses a new file: closed to the new user, read-only,
+ * or a seccomp sandbox's refusal (man-db's says ENOSYS). */
 static bool refused(int e)
 {
-    return e == EACCES || e == EPERM || e == EROFS;
+    return e == EACCES || e == EPERM || e == EROFS || e == ENOSYS;
 }
 
 int lp_outfile_write(enum lp_outfile_kind k, unsigned seq, const char *path,

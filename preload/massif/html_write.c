@@ -22,6 +22,7 @@
 #include "preload/scan/leakcheck.h"
 #include "preload/massif/sites.h"
 #include "preload/life/root_dir.h"
+#include "preload/scan/report_log.h"
 #include "report/html.h"
 #include "report/massif.h"
 
@@ -72,8 +73,7 @@ void lp_html_write_file(unsigned seq)
     if (lp_outfile_path(LP_OUT_HTML, seq, path, sizeof(path)) ||
         (lp_config.massif[0] &&
          lp_outfile_path(LP_OUT_MASSIF, seq, src, sizeof(src)))) {
-        lp_diag("cannot write '%s': %s", lp_config.html,
-                strerror(ENAMETOOLONG));
+        lp_report_log_cannot_write(lp_config.html, strerror(ENAMETOOLONG));
         return;
     }
     err[0] = '\0';
@@ -91,8 +91,8 @@ void lp_html_write_file(unsigned seq)
         rc = lp_outfile_write(LP_OUT_HTML, seq, path, fill_page, &pg);
     }
     if (rc != 0)
-        lp_diag("cannot write '%s': %s", path,
-                err[0] ? err : strerror(rc < 0 ? -rc : rc));
+        lp_report_log_cannot_write(path,
+                                   err[0] ? err : strerror(rc < 0 ? -rc : rc));
     lp_sites_release(&sites);
     lp_massif_free(m);
 }

@@ -30,6 +30,7 @@
 #include "preload/hot/massif_state.h"
 #include "preload/hot/stack.h"
 #include "preload/massif/contexts.h"
+#include "preload/scan/report_log.h"
 #include "report/massif.h"
 #include "report/symbolize.h"
 
@@ -301,8 +302,8 @@ static int write_profile(unsigned seq, bool now)
         rc = lp_outfile_write(LP_OUT_MASSIF, seq, path, fill_massif, m);
 out:
     if (rc != 0)
-        lp_diag("cannot write '%s': %s", path[0] ? path : lp_config.massif,
-                strerror(-rc));
+        lp_report_log_cannot_write(path[0] ? path : lp_config.massif,
+                                   strerror(-rc));
     for (i = 0; i < (size_t)w.nlabels; i++)
         free(w.labels[i]);
     lp_snapshot_index_free(w.ix);

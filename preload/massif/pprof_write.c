@@ -44,6 +44,7 @@
 #include "preload/massif/sites.h"
 #include "preload/hot/stack_count.h"
 #include "preload/life/root_dir.h"
+#include "preload/scan/report_log.h"
 #include "report/pprof.h"
 #include "report/symbolize.h"
 
@@ -341,13 +342,12 @@ void lp_pprof_write_file(unsigned seq)
     if (!lp_config.pprof[0])
         return;
     if (lp_outfile_path(LP_OUT_PPROF, seq, path, sizeof(path)) != 0) {
-        lp_diag("cannot write '%s': %s", lp_config.pprof,
-                strerror(ENAMETOOLONG));
+        lp_report_log_cannot_write(lp_config.pprof, strerror(ENAMETOOLONG));
         return;
     }
     p = lp_pprof_new();
     if (!p) {
-        lp_diag("cannot write '%s': %s", path, strerror(ENOMEM));
+        lp_report_log_cannot_write(path, strerror(ENOMEM));
         return;
     }
     add_header(p);
@@ -360,7 +360,7 @@ void lp_pprof_write_file(unsigned seq)
     if (rc == 0)
         rc = lp_outfile_write(LP_OUT_PPROF, seq, path, fill_gz, p);
     if (rc != 0)
-        lp_diag("cannot write '%s': %s", path, strerror(-rc));
+        lp_report_log_cannot_write(path, strerror(-rc));
     lp_pprof_free(p);
     segs_release(&ss);
 }

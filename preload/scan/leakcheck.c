@@ -461,7 +461,7 @@ static void write_sarif(struct lp_leak_set *set, const struct lp_leak_opts *o)
         return;
     rc = lp_outfile_write(LP_OUT_SARIF, 0, path, fill_sarif, &j);
     if (rc != 0)
-        lp_diag("cannot write '%s': %s", path, strerror(-rc));
+        lp_report_log_cannot_write(path, strerror(-rc));
 }
 
 static bool any_valgrind_used_in(struct lp_supp *supp)

@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,6 +119,21 @@ void lp_report_log_write(const char *buf, size_t len, bool append_only)
     close(fd);
 }
 
+void lp_report_log_cannot_write(const char *path, const char *why)
+{
+    char buf[LP_CONFIG_PATH_MAX + 256];
+    int n = snprintf(buf, sizeof(buf), "==%d== leakprof: cannot write '%s': %s\n",
+                     (int)getpid(), path, why);
+
+    if (n <= 0)
+        return;
+    if ((size_t)n >= sizeof(buf)) {
+        n = (int)sizeof(buf) - 1;
+        buf[n - 1] = '\n';
+    }
+    lp_report_log_write(buf, (size_t)n, false);
+}
+
 /* No lock: set*id may be called from a signal handler. */
 void lp_report_log_keep_file(void)
 {
@@ -160,14 +176,24 @@ void lp_report_log_atfork_child(void)
         lg.fd_pid = pid; /* the one shared file: the child appends too */
         return;
     }
-    if (lg.fd >= 0) /* the parent's: not this child's to write */
-        lp_fd_guard_close(&lg.fd);
     if (!lp_config.log[0] ||
-        lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0)
+        lp_config_expand(lp_config.log, pid, path, sizeof(path)) != 0) {
+        if (lg.fd >= 0) /* the parent's: not this child's to write */
+            lp_fd_guard_close(&lg.fd);
         return;
+    }
     /* A shared file as Valgrind's child shares its parent's: appended. */
     fd = lp_root_open(path, OPEN_FLAGS | O_APPEND | (shared ? 0 : O_TRUNC),
                       0666);
+    if (fd < 0 && lg.fd >= 0) {
+        /* No file of its own (a seccomp sandbox refuses the open, a
+         * directory closed to it): its report goes after its parent's,
+         * in the file the parent kept, not on the program's stderr. */
+        lg.fd_pid = pid;
+        return;
+    }
+    if (lg.fd >= 0) /* the parent's: not this child's to write */
+        lp_fd_guard_close(&lg.fd);
     if (fd < 0)
         return; /* the report tries again, then stderr */
     lg.fd = lp_fd_guard_lift(fd);

@@ -16,6 +16,12 @@ void lp_report_log_begin(void);
 /* Write a report (or part of one) to the log destination. append_only:
  * a later part of this process's output (a live report's). */
 void lp_report_log_write(const char *buf, size_t len, bool append_only);
+/* "cannot write PATH: WHY" (an output of ours that is lost) where the
+ * report goes: the log file, as Valgrind writes its own messages there,
+ * and stderr without one. A process in a seccomp sandbox (a fork child
+ * of man) could make neither its massif.out nor a line on the program's
+ * stderr would be right. */
+void lp_report_log_cannot_write(const char *path, const char *why);
 
 /* Whether every process writes to one destination (stderr, log_fd, a
  * log= file without %p), where Memcheck's fork children print no

@@ -403,6 +403,24 @@ else
     fi
 fi
 
+# A process that puts itself in a seccomp sandbox refusing write-opens
+# (ENOSYS, man-db's): its log and massif files are made before the filter
+# (prctl or the seccomp system call), its fork child's report goes after
+# it in its log file, the lost child profile is said there, and nothing
+# of ours reaches the program's stderr.
+S=$SAMPLES/seccomp_sandbox
+for how in prctl syscall; do
+    d=$WORK/sb_$how
+    mkdir -p "$d"
+    (cd "$d" && env LEAKPROF_OPTIONS="log=$d/l.%p:massif=$d/m.%p" LD_PRELOAD="$LIB" "$S" $how >"$d/out" 2>"$d/err"); rc=$?
+    "$S" $how >"$d/nat" 2>/dev/null; as_native "seccomp sandbox ($how)" "$d/out" $rc "$d/nat" $?
+    check "seccomp sandbox ($how): nothing of ours on stderr" [ ! -s "$d/err" ]
+    check "seccomp sandbox ($how): one log file, both reports" sh -c "[ \$(ls '$d' | grep -c '^l\.') = 1 ] && [ \$(grep -c 'ERROR SUMMARY' '$d'/l.*) = 2 ]"
+    check "seccomp sandbox ($how): the child's leak and the parent's" sh -c "grep -q '33 bytes in 1 blocks are definitely lost' '$d'/l.* && grep -q '44 bytes in 1 blocks are definitely lost' '$d'/l.*"
+    check "seccomp sandbox ($how): the parent's massif file" sh -c "grep -q '^snapshot=' '$d'/m.*"
+    check "seccomp sandbox ($how): the child's lost profile said in the log" grep -q "cannot write '$d/m\.[0-9]*': Function not implemented" "$d"/l.*
+done
+
 # A fork child that execs an untraced program (trace_children=no): the
 # files made for it at the fork (its log=%p and massif.out.%p) are gone
 # again, empty; only the shell's own are left.
