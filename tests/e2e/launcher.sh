@@ -199,6 +199,23 @@ if have_valgrind; then
     check "Command: line as Memcheck's" diff <(grep 'Command:' cmd.log | sed 's/^==[0-9]*==//') <(grep 'Command:' cmd.mc | sed 's/^==[0-9]*==//')
     check "Parent PID: with a log file, as Memcheck" diff <(grep 'Parent PID:' cmd.log | sed 's/^==[0-9]*==//') <(grep 'Parent PID:' cmd.mc | sed 's/^==[0-9]*==//')
 fi
+# A #! script: Command: is the script and its arguments, as Valgrind
+# (which runs the #! line itself) shows it, not the interpreter's argv the
+# kernel made; the same for a traced program that execs one.
+printf '#!/bin/sh -e\necho script "$@"\n' >sc.sh
+printf '#!/bin/sh\nexec ./sc.sh x "y z"\n' >scp.sh
+chmod +x sc.sh scp.sh
+"$LP" --massif=0 --log-file=sc.log ./sc.sh a b >sc.out 2>/dev/null; rc=$?
+check "#! script: runs as natively" sh -c "[ $rc = 0 ] && [ \"\$(cat sc.out)\" = 'script a b' ]"
+check "#! script: Command: ./sc.sh a b" grep -q '^==[0-9]*== Command: \./sc\.sh a b$' sc.log
+"$LP" --massif=0 --trace-children=yes --log-file=scp.%p.log ./scp.sh >scp.out 2>/dev/null
+check "#! script exec'd by a traced one: Command: ./sc.sh x y\\ z" sh -c "grep -h 'Command:' scp.*.log | grep -q '^==[0-9]*== Command: \./sc\.sh x y\\\\ z$'"
+if have_valgrind; then
+    valgrind --log-file=sc.mc ./sc.sh a b >/dev/null 2>&1
+    check "#! script: Command: as Memcheck's" diff <(grep 'Command:' sc.log | sed 's/^==[0-9]*==//') <(grep 'Command:' sc.mc | sed 's/^==[0-9]*==//')
+    valgrind --trace-children=yes --log-file=scp.%p.mc ./scp.sh >/dev/null 2>&1
+    check "#! script exec'd: Command: as Memcheck's" diff <(grep -h 'Command:' scp.*.log | sed 's/^==[0-9]*==//') <(grep -h 'Command:' scp.*.mc | sed 's/^==[0-9]*==//')
+fi
 "$LP" --massif=0 ./empty >pp1.out 2>pp.err; like pp1 empty $?
 check "no Parent PID: on stderr by default" sh -c "grep -q 'Command: ./empty' pp.err && ! grep -q 'Parent PID' pp.err"
 "$LP" --massif=0 -v ./empty >pp2.out 2>pp.err; like pp2 empty $?
