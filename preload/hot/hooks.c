@@ -174,9 +174,18 @@ LP_EXPORT void *realloc(void *old, size_t size)
         /* quarantine=yes: every tracked block moves, as Memcheck's
          * realloc moves it, and the old one waits in the freed queue
          * (freed.c) - or goes now if the queue did not take it. */
+        size_t have = lp_real_usable(old);
+
+        /* The old block's usable bytes, not only the ones asked for, as
+         * glibc's realloc keeps them: a program told the usable size
+         * (malloc_usable_size) may have written there. redis's sds
+         * strings do: its config line lost its tail, and redis-server
+         * refused its own command line ("Bad directive"). */
+        if (have < ob.size)
+            have = ob.size;
         np = IN_LIBC(lp_real.malloc(size));
         if (np)
-            memcpy(np, old, ob.size < size ? ob.size : size);
+            memcpy(np, old, have < size ? have : size);
         lp_track_malloc_fill(np, held, size);
         if (!lp_track_realloc_end(old, np, size, true, &ob, old_usable) &&
             np)

@@ -403,6 +403,16 @@ else
     fi
 fi
 
+# A block's usable bytes (malloc_usable_size), written by the program,
+# survive a realloc that moves it, as under glibc's realloc: quarantine=yes
+# moves every tracked block (redis refused its own command line).
+U=$SAMPLES/usable_slack
+"$U" >"$WORK/us.nat" 2>/dev/null; nrc=$?
+for q in no yes; do
+    LPO="log=/dev/null:quarantine=$q" lp "$U" >"$WORK/us.$q" 2>/dev/null; rc=$?
+    as_native "usable bytes across realloc (quarantine=$q)" "$WORK/us.$q" $rc "$WORK/us.nat" $nrc
+done
+
 # A process that puts itself in a seccomp sandbox refusing write-opens
 # (ENOSYS, man-db's): its log and massif files are made before the filter
 # (prctl or the seccomp system call), its fork child's report goes after
