@@ -52,7 +52,8 @@
  * to 1,024 lanes: 0.9-1.0 ms for an address not queued, 16 full lanes,
  * on this machine. The lanes are locked one at a time, and a lane's scan
  * stops early once its stamps are older than the best entry found.
- * Context: HOT; lp_freed_find is COLD but lock-safe anywhere.
+ * Context: HOT; lp_freed_find is COLD but lock-safe anywhere;
+ * lp_freed_each_held is COLD (the leak scan, other threads parked).
  */
 #include "preload/hot/freed.h"
 
@@ -405,6 +406,35 @@ bool lp_freed_find(uintptr_t addr, struct lp_freed *out)
     if (out)
         *out = best;
     return true;
+}
+
+void lp_freed_each_held(void (*fn)(uintptr_t addr, size_t size, void *arg),
+                        void *arg)
+{
+    struct lp_freed_lane *l;
+
+    if (!lp_freed_hold)
+        return;
+    for (l = lp_load_acquire(&lanes); l; l = l->next) {
+        uint32_t i, n, head, mask;
+
+        /* A try: a parked thread may hold it (its lane is then skipped,
+         * and its blocks stay where the scan finds them). */
+        if (__atomic_exchange_n(&l->lock, 1, __ATOMIC_ACQUIRE))
+            continue;
+        if (l->addr && !lp_load_acquire(&l->busy)) {
+            mask = l->cap - 1;
+            n = lp_load_acquire(&l->count);
+            head = lp_load_relaxed(&l->head);
+            for (i = 0; i < n; i++) {
+                uint32_t pos = (head + i) & mask;
+
+                if (l->meta[pos].key & KEY_FREED)
+                    fn(l->addr[pos], l->meta[pos].size, arg);
+            }
+        }
+        lp_spin_unlock(&l->lock);
+    }
 }
 
 struct lp_freed_lane *lp_freed_lane_new(void)

@@ -79,6 +79,13 @@ static inline bool lp_freed_holding(void)
  * when none is queued or a newer forget says it is in use again. */
 bool lp_freed_find(uintptr_t addr, struct lp_freed *out);
 
+/* COLD, for the leak scan (other threads parked): fn for each block
+ * quarantine=yes holds (allocated in the real allocator until it leaves
+ * the queue: a freed block whose memory is no root). Nothing without
+ * quarantine. A lane another thread holds locked is skipped. */
+void lp_freed_each_held(void (*fn)(uintptr_t addr, size_t size, void *arg),
+                        void *arg);
+
 /* The address is in use again by a block the table does not know: queue
  * a tombstone in the caller's lane so find no longer reports it. Never
  * fails (as push). */
