@@ -332,6 +332,62 @@ int lp_supp_match(struct lp_supp *supp, enum lp_kind kind,
     return lsan_match_stack(supp, frames, n);
 }
 
+/* The patterns an entry may use (max_callers), and how many lead before
+ * its first `...`. */
+static int leading_pats(const struct lp_supp *supp, const struct entry *e)
+{
+    int npats = supp->max_callers > 0 && supp->max_callers < e->npats
+                    ? supp->max_callers
+                    : e->npats,
+        p = 0;
+
+    while (p < npats && e->pats[p].type != PAT_DOTS)
+        p++;
+    return p;
+}
+
+int lp_supp_prefix_len(const struct lp_supp *supp)
+{
+    int i, most = 0;
+
+    if (!supp)
+        return 0;
+    for (i = 0; i < supp->n; i++) {
+        const struct entry *e = &supp->e[i];
+
+        if (e->lsan)
+            return -1;
+        if (!e->free_err && leading_pats(supp, e) > most)
+            most = leading_pats(supp, e);
+    }
+    return most;
+}
+
+bool lp_supp_prefix_may_match(const struct lp_supp *supp, enum lp_kind kind,
+                              const struct lp_sym_frame *frames, int n)
+{
+    int i, p, lead;
+
+    if (!supp || (unsigned)kind >= LP_KIND_COUNT)
+        return false;
+    for (i = 0; i < supp->norder; i++) {
+        const struct entry *e = &supp->e[supp->order[i]];
+
+        if (!(e->kinds & LP_KIND_BIT(kind)))
+            continue;
+        lead = leading_pats(supp, e);
+        for (p = 0; p < lead && p < n; p++)
+            if (!pat_matches(&e->pats[p], &frames[p]))
+                break;
+        if (p == lead || p == n)
+            return true; /* its leading patterns hold: the rest decides */
+    }
+    for (i = 0; i < supp->n; i++)
+        if (supp->e[i].lsan)
+            return true;
+    return false;
+}
+
 int lp_supp_match_free(struct lp_supp *supp, const struct lp_sym_frame *frames,
                        int n)
 {

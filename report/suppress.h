@@ -139,6 +139,19 @@ const char *lp_supp_file(const struct lp_supp *supp, int idx, int *line);
  */
 int lp_supp_match(struct lp_supp *supp, enum lp_kind kind,
                   const struct lp_sym_frame *frames, int n);
+/*
+ * Matching on the first frames only, so that a stack is symbolized whole
+ * only where an entry may match it. lp_supp_prefix_len: how many leading
+ * frames the leak entries' patterns name before their first `...` (the
+ * most of any entry), or -1 when an LSan line is in the set (it may match
+ * any frame). lp_supp_prefix_may_match: false when, from the first n
+ * frames of a stack (n = lp_supp_prefix_len, or all of a shorter stack),
+ * no entry of the kind can match it; true when lp_supp_match must decide.
+ */
+int lp_supp_prefix_len(const struct lp_supp *supp);
+bool lp_supp_prefix_may_match(const struct lp_supp *supp, enum lp_kind kind,
+                              const struct lp_sym_frame *frames, int n);
+
 /* The Memcheck:Free entry that matches a heap error's stack (frames as
  * for lp_supp_match), or -1. */
 int lp_supp_match_free(struct lp_supp *supp, const struct lp_sym_frame *frames,

@@ -531,6 +531,43 @@ static void test_clone3_as_memcheck_names_it(void **state)
     free(out);
 }
 
+/* Matching on the first frames: what the leading patterns rule out is
+ * ruled out, the rest goes to lp_supp_match; an LSan line needs every
+ * frame. */
+static void test_prefix_filter(void **state)
+{
+    const struct lp_sym_frame stdio[] = {
+        F("malloc", NULL, 0, SELF),
+        F("_IO_file_doallocate", "filedoalloc.c", 101, "/lib/libc.so.6"),
+        F("main", "leaks.c", 34, PROG),
+    };
+    struct lp_supp *s = lp_supp_new();
+    char err[256];
+
+    (void)state;
+    assert_true(lp_supp_add_builtin(s) > 0);
+    assert_int_equal(lp_supp_prefix_len(s), 2); /* malloc + one frame */
+    assert_false(lp_supp_prefix_may_match(s, LP_KIND_REACHABLE,
+                                          make_block_stack, 2));
+    assert_true(lp_supp_prefix_may_match(s, LP_KIND_REACHABLE, stdio, 2));
+    assert_false(lp_supp_prefix_may_match(s, LP_KIND_DEFINITE, stdio, 2));
+    /* A one-frame stack: the entry's second pattern has nothing to say. */
+    assert_true(lp_supp_prefix_may_match(s, LP_KIND_REACHABLE, stdio, 1));
+    assert_int_equal(lp_supp_load_string(s, "v",
+                                         "{\n dots\n Memcheck:Leak\n ...\n"
+                                         " fun:make_block\n}\n",
+                                         err, sizeof(err)),
+                     1);
+    assert_int_equal(lp_supp_prefix_len(s), 2);
+    assert_true(lp_supp_prefix_may_match(s, LP_KIND_DEFINITE,
+                                         make_block_stack, 2));
+    assert_int_equal(lp_supp_load_string(s, "l", "leak:nothing_here\n", err,
+                                         sizeof(err)),
+                     1);
+    assert_int_equal(lp_supp_prefix_len(s), -1);
+    lp_supp_free(s);
+}
+
 static void gen_free_cb(FILE *f, void *arg)
 {
     const struct gen_arg *g = arg;
@@ -681,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_nothing_used_prints_nothing),
         cmocka_unit_test(test_gen_roundtrip),
         cmocka_unit_test(test_clone3_as_memcheck_names_it),
+        cmocka_unit_test(test_prefix_filter),
         cmocka_unit_test(test_free_entries),
         cmocka_unit_test(test_builtin),
         cmocka_unit_test(test_degenerate),
