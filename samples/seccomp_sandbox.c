@@ -6,11 +6,14 @@
  * block and exits, and leaks one itself.
  *   seccomp_sandbox prctl    the filter through prctl(PR_SET_SECCOMP)
  *   seccomp_sandbox syscall  through syscall(SYS_seccomp) (libseccomp's way)
+ *   seccomp_sandbox calls    no sandbox: syscall() as glibc's (its return
+ *                            value and errno, a fork by SYS_clone)
  * Under leakprof the reports and profiles of both go to their files, and
  * the program's stderr stays empty (tests/e2e/reliability.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -45,11 +48,33 @@ static int sandbox(int through_syscall)
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
+/* syscall() through the library's hook behaves as glibc's. */
+static int calls(void)
+{
+    long tid = syscall(SYS_gettid), r;
+    int e, st = 0;
+    pid_t child;
+
+    r = syscall(SYS_close, 12345);
+    e = errno;
+    child = (pid_t)syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+    if (child == 0)
+        _exit(7);
+    waitpid(child, &st, 0);
+    printf("gettid %s, close(12345) %ld errno %s, clone child status %d\n",
+           tid == getpid() ? "is the pid" : "differs", r,
+           e == EBADF ? "EBADF" : "other", WEXITSTATUS(st));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int via_syscall = argc > 1 && strcmp(argv[1], "syscall") == 0;
     pid_t child;
     void *lost;
+
+    if (argc > 1 && strcmp(argv[1], "calls") == 0)
+        return calls();
 
     keep = malloc(100);
     if (sandbox(via_syscall) != 0) {

@@ -16,9 +16,13 @@
  *
  * Each hook then does what the real function does, errno included: the
  * arguments are read as the six words the kernel takes (glibc's syscall
- * reads as many), and passed on.
+ * reads as many). syscall makes the system call itself, as glibc's does,
+ * with no lookup: our own code calls syscall() too (the unwinder's rules
+ * files, a rule miss inside an allocation), and those calls bind to this
+ * hook; a dlsym there, before the library is up, could allocate inside
+ * our allocator's hook.
  * Context: BOOT (lp_seccomp_hooks_init), then COLD (any thread; a
- * signal handler may call syscall: no lock here).
+ * signal handler may call syscall: no lock, no lookup there).
  */
 #include "preload/life/seccomp_hooks.h"
 
@@ -35,29 +39,32 @@
 
 typedef int prctl_fn(int, unsigned long, unsigned long, unsigned long,
                      unsigned long);
+
 typedef long syscall_fn(long, long, long, long, long, long, long);
 
-static struct {
-    prctl_fn *prctl;
-    syscall_fn *syscall;
-} real;
+static prctl_fn *real_prctl;
+static syscall_fn *real_syscall; /* glibc's: for the calls that return twice */
 
 void lp_seccomp_hooks_init(void)
 {
-    real.prctl = lp_dl_next("prctl");
-    real.syscall = lp_dl_next("syscall");
+    real_prctl = lp_dl_next("prctl");
+    real_syscall = lp_dl_next("syscall");
 }
 
-/* Both hooks, for a call before lp_seccomp_hooks_init (another library's
- * constructor): looked up then. */
-static bool resolve(void **fn, const char *name)
+/* The system call nr with six arguments, as the kernel returns it. */
+static long raw_syscall(long nr, const long a[6])
 {
-    if (*fn == NULL)
-        *fn = lp_dl_next(name);
-    if (*fn != NULL)
-        return true;
-    errno = ENOSYS;
-    return false;
+    register long r10 __asm__("r10") = a[3];
+    register long r8 __asm__("r8") = a[4];
+    register long r9 __asm__("r9") = a[5];
+    long ret;
+
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10),
+                       "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
 }
 
 LP_EXPORT int prctl(int option, ...)
@@ -70,16 +77,20 @@ LP_EXPORT int prctl(int option, ...)
     for (i = 0; i < 4; i++)
         a[i] = va_arg(ap, unsigned long);
     va_end(ap);
-    if (!resolve((void **)&real.prctl, "prctl"))
+    /* Before lp_seccomp_hooks_init (another library's constructor):
+     * looked up now. */
+    if (real_prctl == NULL && (real_prctl = lp_dl_next("prctl")) == NULL) {
+        errno = ENOSYS;
         return -1;
+    }
     if (option == PR_SET_SECCOMP)
         lp_keep_outputs_now();
-    return real.prctl(option, a[0], a[1], a[2], a[3]);
+    return real_prctl(option, a[0], a[1], a[2], a[3]);
 }
 
 LP_EXPORT long syscall(long nr, ...)
 {
-    long a[6];
+    long a[6], ret;
     va_list ap;
     int i;
 
@@ -87,10 +98,20 @@ LP_EXPORT long syscall(long nr, ...)
     for (i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
-    if (!resolve((void **)&real.syscall, "syscall"))
-        return -1;
     if (nr == SYS_seccomp &&
         (a[0] == SECCOMP_SET_MODE_STRICT || a[0] == SECCOMP_SET_MODE_FILTER))
         lp_keep_outputs_now();
-    return real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    /* A call that returns twice, the child perhaps on a stack of its own
+     * where glibc's syscall pops what the program put there: glibc's own
+     * code makes it, as without us. */
+    if ((nr == SYS_clone || nr == SYS_clone3 || nr == SYS_vfork ||
+         nr == SYS_fork) &&
+        real_syscall != NULL)
+        return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    ret = raw_syscall(nr, a);
+    if ((unsigned long)ret > -4096UL) {
+        errno = (int)-ret;
+        return -1;
+    }
+    return ret;
 }

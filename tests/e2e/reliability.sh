@@ -419,6 +419,11 @@ done
 # it in its log file, the lost child profile is said there, and nothing
 # of ours reaches the program's stderr.
 S=$SAMPLES/seccomp_sandbox
+# syscall() is the library's (it watches for SYS_seccomp): its results,
+# errno and a fork through SYS_clone as glibc's.
+LPO="log=/dev/null" lp "$S" calls >"$WORK/sbc.out" 2>/dev/null; rc=$?
+"$S" calls >"$WORK/sbc.nat" 2>/dev/null; as_native "syscall() through the hook" "$WORK/sbc.out" $rc "$WORK/sbc.nat" $?
+check "syscall() through the hook: glibc's results" grep -q 'gettid is the pid, close(12345) -1 errno EBADF, clone child status 7' "$WORK/sbc.out"
 for how in prctl syscall; do
     d=$WORK/sb_$how
     mkdir -p "$d"
