@@ -218,12 +218,27 @@ void lp_child_env_mark_exec_child(void)
         env_put("LEAKPROF_OPTIONS", line);
 }
 
+/*
+ * Both names: the program that ran this one set LEAKPROF_OPTIONS itself
+ * after our mark renamed it (a script's export
+ * LEAKPROF_OPTIONS="$LEAKPROF_OPTIONS:suppressions=x.supp" sees it unset,
+ * and its children got ":suppressions=x.supp" alone: no log file, no
+ * trace_children, their reports on stderr). Its options then come after
+ * the marked ones, as a later setting of a key wins.
+ */
 const char *lp_child_env_options(bool *exec_child)
 {
+    static char both[2 * ENV_MAX + 2];
     const char *v = lp_env_get("LEAKPROF_OPTIONS"),
                *x = lp_env_get(LP_EXEC_OPTIONS);
+    int n;
 
     *exec_child = x != NULL;
+    if (v != NULL && x != NULL && *x != '\0') {
+        n = snprintf(both, sizeof(both), "%s:%s", x, v);
+        if (n > 0 && (size_t)n < sizeof(both))
+            return both;
+    }
     return v ? v : x;
 }
 

@@ -141,3 +141,20 @@ for mode in no yes; do
     want=1; [ $mode = yes ] && want=7
     check "renamed library, trace-children=$mode: $want reports" [ "$(cat rn.* | grep -c 'HEAP SUMMARY')" = $want ]
 done
+
+# A traced script that adds to LEAKPROF_OPTIONS for its children (export
+# LEAKPROF_OPTIONS="$LEAKPROF_OPTIONS:..."): it sees the variable under
+# our mark's name, so the children get both, the script's items last.
+# Before, they got the script's items alone: no log file, their reports
+# on the program's stderr.
+cat >addopt.sh <<SH
+#!/bin/sh
+export LEAKPROF_OPTIONS="\$LEAKPROF_OPTIONS:show_leak_kinds=all"
+"$SAMPLES/leak_kinds" >/dev/null
+SH
+chmod +x addopt.sh
+rm -f ao.*
+env LEAKPROF_OPTIONS="massif=0:log=$WORK/ao.%p:trace_children=yes" LD_PRELOAD="$LIB" ./addopt.sh >ao_out.txt 2>ao_err.txt; rc=$?
+check "script adding to LEAKPROF_OPTIONS: exit 0, nothing on stderr" sh -c "[ $rc = 0 ] && [ ! -s ao_err.txt ]"
+check "script adding to LEAKPROF_OPTIONS: the child's report in its log file" sh -c "grep -l 'leak_kinds' ao.* | xargs grep -q 'HEAP SUMMARY'"
+check "script adding to LEAKPROF_OPTIONS: the added option applies" sh -c "grep -l 'leak_kinds' ao.* | xargs grep -q 'still reachable in loss record'"
