@@ -671,7 +671,7 @@ static unsigned run_check(bool live, unsigned seq)
         rec_of = malloc(sizeof(*rec_of) * (sc.nblocks + 1));
         if (rec_of)
             set.recs = lp_loss_group(&sc, &set.nrecs, rec_of, only_new,
-                                     want_gen);
+                                     want_gen, lc.sym);
         if (set.recs && lp_sample_on())
             lp_sample_scale_records(&sc, set.recs, set.nrecs, rec_of);
         if (set.recs) {

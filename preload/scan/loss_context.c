@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "preload/hot/stack.h"
+#include "report/leaks.h"
 
 static uint32_t *rep_of; /* by stack id */
 static size_t rep_cap;
@@ -68,7 +69,35 @@ static int set_grow(void)
     return 0;
 }
 
-uint32_t lp_loss_context(uint32_t stack_id, unsigned depth)
+/*
+ * How many of s's frames Memcheck's depth frames stand for: our hook
+ * under operator new is one frame shown for two of ours (folded), the
+ * aligned forms show two frames for one (report/leaks.c,
+ * lp_leaks_nips). Grouped by depth frames of ours, troff's records at
+ * depth=4 merged blocks Memcheck keeps apart by their fourth frame.
+ */
+static unsigned frames_for(const struct lp_stack *s, unsigned depth,
+                           struct lp_sym *sym)
+{
+    static uintptr_t *ips;
+    static size_t cap;
+    unsigned n = s->nframes;
+
+    if (sym == NULL || n == 0)
+        return depth;
+    if (n > cap) {
+        uintptr_t *g = realloc(ips, n * sizeof(*g));
+
+        if (g == NULL)
+            return depth;
+        ips = g;
+        cap = n;
+    }
+    lp_stack_frames(s, ips);
+    return lp_leaks_nips(sym, ips, n, (int)depth);
+}
+
+uint32_t lp_loss_context(uint32_t stack_id, unsigned depth, struct lp_sym *sym)
 {
     const struct lp_stack *s = lp_stack_get(stack_id);
     size_t slot;
@@ -94,6 +123,7 @@ uint32_t lp_loss_context(uint32_t stack_id, unsigned depth)
     }
     if ((set_used + 1) * 2 > set_mask + 1 && set_grow() != 0)
         return stack_id;
+    depth = frames_for(s, depth, sym);
     slot = probe(s, lp_stack_prefix_hash(s, depth), depth);
     if (set[slot] == 0) {
         set[slot] = stack_id;

@@ -14,10 +14,11 @@
  */
 #include <stdint.h>
 
-/* The stack id that stands for every stack whose first depth frames are
- * stack_id's: the first such id this process asked about, so a live
+/* The stack id that stands for every stack whose first depth frames (as
+ * Memcheck counts them, with sym: lp_leaks_nips) are stack_id's: the first such id this process asked about, so a live
  * report's records keep their identity from one report to the next.
  * stack_id itself when memory runs out. */
-uint32_t lp_loss_context(uint32_t stack_id, unsigned depth);
+struct lp_sym;
+uint32_t lp_loss_context(uint32_t stack_id, unsigned depth, struct lp_sym *sym);
 
 #endif

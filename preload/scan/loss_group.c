@@ -200,7 +200,7 @@ static struct lp_loss_record *sort_records(struct lp_loss_record *recs,
 
 struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
                                      uint32_t *rec_of, bool only_gen,
-                                     uint16_t gen)
+                                     uint16_t gen, struct lp_sym *sym)
 {
     struct lp_loss_record *recs = NULL;
     struct map m = {0};
@@ -222,7 +222,7 @@ struct lp_loss_record *lp_loss_group(const struct lp_scan *sc, size_t *nrecs,
         }
         if ((n + 1) * 2 > m.mask + 1 && !map_grow(&m, recs, n))
             goto fail;
-        ctx = lp_loss_context(b->stack_id, (unsigned)lp_config.depth);
+        ctx = lp_loss_context(b->stack_id, (unsigned)lp_config.depth, sym);
         s = find_slot(&m, recs, b->kind, ctx);
         if (!m.slot[s]) {
             struct lp_stack *st = lp_stack_get(ctx);
