@@ -165,11 +165,16 @@ LP_EXPORT void *realloc(void *old, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    /* malloc_fill: only the bytes past what the block held (its size, or
-     * its usable size when untracked). */
-    held = had > 0 ? ob.size
-           : LP_UNLIKELY(lp_config.malloc_fill >= 0) ? lp_real.malloc_usable_size(old)
-                                                     : 0;
+    /* malloc_fill: only the bytes past what the block held: its usable
+     * size, which the program may have written (malloc_usable_size said
+     * so) and glibc's realloc keeps; redis's sds strings lost their tail
+     * when the fill began at the size asked for. */
+    held = 0;
+    if (LP_UNLIKELY(lp_config.malloc_fill >= 0)) {
+        held = lp_real_usable(old);
+        if (had > 0 && ob.size > held)
+            held = ob.size;
+    }
     if (LP_UNLIKELY(had > 0 && lp_freed_holding())) {
         /* quarantine=yes: every tracked block moves, as Memcheck's
          * realloc moves it, and the old one waits in the freed queue

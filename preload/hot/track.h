@@ -97,12 +97,20 @@ lp_track_alloc_unfilled(void *p, size_t size, unsigned how)
 }
 
 /* malloc_fill=0xNN (Memcheck's --malloc-fill): bytes [from, to) of a new
- * or grown block p are set; nothing when the option is off. */
+ * or grown block p are set, and the rest of its usable size with them
+ * (what a realloc then keeps as the old block's holds the fill where the
+ * program wrote nothing); nothing when the option is off. */
 static inline __attribute__((always_inline)) void
 lp_track_malloc_fill(void *p, size_t from, size_t to)
 {
-    if (LP_UNLIKELY(lp_config.malloc_fill >= 0) && p != NULL && to > from)
-        memset((char *)p + from, lp_config.malloc_fill, to - from);
+    if (LP_UNLIKELY(lp_config.malloc_fill >= 0) && p != NULL) {
+        size_t end = lp_real_usable(p);
+
+        if (end < to)
+            end = to;
+        if (end > from)
+            memset((char *)p + from, lp_config.malloc_fill, end - from);
+    }
 }
 
 /* Any other new block: its bytes filled first (malloc_fill), tracked or

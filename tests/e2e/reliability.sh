@@ -404,13 +404,14 @@ else
 fi
 
 # A block's usable bytes (malloc_usable_size), written by the program,
-# survive a realloc that moves it, as under glibc's realloc: quarantine=yes
-# moves every tracked block (redis refused its own command line).
+# survive a realloc, as under glibc's realloc: quarantine=yes moves every
+# tracked block, malloc_fill fills what the block gains (redis refused its
+# own command line under each).
 U=$SAMPLES/usable_slack
 "$U" >"$WORK/us.nat" 2>/dev/null; nrc=$?
-for q in no yes; do
-    LPO="log=/dev/null:quarantine=$q" lp "$U" >"$WORK/us.$q" 2>/dev/null; rc=$?
-    as_native "usable bytes across realloc (quarantine=$q)" "$WORK/us.$q" $rc "$WORK/us.nat" $nrc
+for o in quarantine=no quarantine=yes malloc_fill=0xAB malloc_fill=0xAB:quarantine=yes; do
+    LPO="log=/dev/null:$o" lp "$U" >"$WORK/us.out" 2>/dev/null; rc=$?
+    as_native "usable bytes across realloc ($o)" "$WORK/us.out" $rc "$WORK/us.nat" $nrc
 done
 
 # A process that puts itself in a seccomp sandbox refusing write-opens
