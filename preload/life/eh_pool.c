@@ -24,6 +24,7 @@
 #include "preload/hot/stack.h"
 #include "preload/hot/table.h"
 #include "preload/hot/track.h"
+#include "preload/life/config.h"
 #include "preload/life/exit.h"
 
 #define MAX_CANDIDATES 8
@@ -86,11 +87,20 @@ static void find_pool(struct find *f)
     for (id = 1; id <= n && f->n < MAX_CANDIDATES; id++) {
         const struct lp_stack *s = lp_stack_get(id);
 
-        if (s == NULL || s->nframes < 3 || !in(&cxx, lp_stack_frame(s, 1)))
+        if (s == NULL || s->nframes < 2 || !in(&cxx, lp_stack_frame(s, 1)) ||
+            !is_malloc_hook(lp_stack_frame(s, 0)))
             continue;
+        if (lp_config.unwind_fp) {
+            /* Frame pointers end in libstdc++ (built without them): no
+             * loader frame to see. The pool is libstdc++'s first malloc
+             * (its constructor's), and stack ids count in order of first
+             * sight: the first such stack is the pool's. */
+            f->id[f->n++] = id;
+            break;
+        }
         for (k = 2; k < s->nframes && !in(&rtld, lp_stack_frame(s, k)); k++)
             ;
-        if (k < s->nframes && is_malloc_hook(lp_stack_frame(s, 0)))
+        if (k < s->nframes)
             f->id[f->n++] = id;
     }
     if (f->n > 0)

@@ -80,9 +80,15 @@ done
 run_lp "$WORK/cte.txt" "show_leak_kinds=all" "$SAMPLES/cpp_thread_at_exit"
 check "C++ exit with a thread running: the emergency pool is not left over" \
     grep -q "suppressed: 0 bytes in 0 blocks" "$WORK/cte.txt"
+# The same with unwind=fp: the pool's stack ends in libstdc++ (no frame
+# pointers there), with no loader frame to know it by.
+run_lp "$WORK/cte_fp.txt" "show_leak_kinds=all:unwind=fp" "$SAMPLES/cpp_thread_at_exit"
+check "C++ exit with a thread running, unwind=fp: the pool is not left over" \
+    sh -c "! grep -q '72,704 bytes in 1 blocks' '$WORK/cte_fp.txt'"
 if have_valgrind; then
     run_mc "$WORK/mc_cte.txt" "--leak-check=full --show-leak-kinds=all" "$SAMPLES/cpp_thread_at_exit"
     vs_memcheck "C++ exit with a thread running vs memcheck" "$WORK/cte.txt" "$WORK/mc_cte.txt"
+    vs_memcheck "C++ exit with a thread running, unwind=fp, vs memcheck" "$WORK/cte_fp.txt" "$WORK/mc_cte.txt"
 fi
 # depth=N counts frames as Memcheck's --num-callers=N does when grouping
 # loss records too: operator new is one frame shown for two of ours (the
