@@ -28,6 +28,7 @@
 #include "preload/life/root_dir.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/hot/massif_state.h"
+#include "preload/life/command.h"
 #include "preload/hot/stack.h"
 #include "preload/massif/contexts.h"
 #include "preload/scan/report_log.h"
@@ -66,6 +67,29 @@ static void read_cmdline(void)
 void lp_massif_write_init(void)
 {
     read_cmdline();
+}
+
+/* The "cmd:" text: the command the report's Command: line shows (the
+ * exec'd path for a traced child, a #! script's own name: command.c), as
+ * Massif writes it, arguments joined by spaces; /proc/self/cmdline as
+ * read at start when none was captured. */
+static const char *cmd_text(void)
+{
+    size_t len, i;
+    const char *a = lp_command_args(&len);
+
+    if (len == 0)
+        return wr.cmd;
+    if (len > sizeof(wr.cmd) - 1)
+        len = sizeof(wr.cmd) - 1;
+    memcpy(wr.cmd, a, len);
+    while (len > 0 && wr.cmd[len - 1] == '\0')
+        len--;
+    for (i = 0; i < len; i++)
+        if (wr.cmd[i] == '\0' || wr.cmd[i] == '\n')
+            wr.cmd[i] = ' ';
+    wr.cmd[len] = '\0';
+    return wr.cmd;
 }
 
 /* The writer's lock is taken first in fork's prepare: a writer takes the
@@ -275,7 +299,7 @@ static int write_profile(unsigned seq, bool now)
     w.labels = labels;
     w.nids = lp_stack_count() + 1;
     make_desc(desc, sizeof(desc));
-    m = lp_massif_new(desc, wr.cmd[0] ? wr.cmd : "???",
+    m = lp_massif_new(desc, cmd_text()[0] ? wr.cmd : "???",
                       units[lp_massif_unit() <= LP_TIME_I ? lp_massif_unit() : 0]);
     if (!m) {
         rc = -ENOMEM;

@@ -158,3 +158,17 @@ env LEAKPROF_OPTIONS="massif=0:log=$WORK/ao.%p:trace_children=yes" LD_PRELOAD="$
 check "script adding to LEAKPROF_OPTIONS: exit 0, nothing on stderr" sh -c "[ $rc = 0 ] && [ ! -s ao_err.txt ]"
 check "script adding to LEAKPROF_OPTIONS: the child's report in its log file" sh -c "grep -l 'leak_kinds' ao.* | xargs grep -q 'HEAP SUMMARY'"
 check "script adding to LEAKPROF_OPTIONS: the added option applies" sh -c "grep -l 'leak_kinds' ao.* | xargs grep -q 'still reachable in loss record'"
+
+# massif.out's cmd: line names each traced program as Massif's does: the
+# exec'd path for an exec'd one (as the report's Command: line), a #!
+# script by its own name; it was argv[0] as the program gave it.
+printf '#!/bin/sh\necho hi\n' >hello.sh
+chmod +x hello.sh
+rm -f mc.* vm.*
+"$LP" --massif-out-file=mc.%p --trace-children=yes --log-file=/dev/null sh -c 'ls / >/dev/null; ./hello.sh >/dev/null' >/dev/null 2>&1
+check "massif cmd: the exec'd ls by its path" grep -Eqx 'cmd: (/usr)?/bin/ls /' mc.*
+check "massif cmd: the script by its own name" grep -qx 'cmd: ./hello.sh' mc.*
+if have_valgrind; then
+    valgrind --tool=massif --trace-children=yes --massif-out-file=vm.%p sh -c 'ls / >/dev/null; ./hello.sh >/dev/null' >/dev/null 2>&1
+    check "massif cmd: lines as Massif's" diff <(grep -h '^cmd:' mc.* | sort) <(grep -h '^cmd:' vm.* | sort)
+fi
