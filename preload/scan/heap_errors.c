@@ -16,6 +16,7 @@
  * Context: COLD, guard held.
  */
 #include "preload/scan/heap_errors.h"
+#include "preload/scan/xml_out.h"
 
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -158,8 +159,8 @@ static void emit(struct lp_heap_error *e)
     size_t len = 0;
     FILE *mem;
 
-    if (lp_config.log_json)
-        return; /* counted; the JSON log has no place for them yet */
+    if (lp_config.log_json || lp_xml_out_on())
+        return; /* counted; the JSON and XML have no place for them yet */
     e->pid = getpid();
     sym = lp_leakcheck_sym_get();
     mem = open_memstream(&buf, &len);
