@@ -188,6 +188,19 @@ static void write_frame(FILE *out, const struct lp_sym_frame *f,
     fputs("    </frame>\n", out);
 }
 
+void lp_xml_stack(FILE *out, const struct lp_sym_frame *f, int n,
+                  const char *self_obj)
+{
+    int k;
+
+    fputs("  <stack>\n", out);
+    if (n <= 0)
+        fputs("    <frame>\n      <ip>0x0</ip>\n    </frame>\n", out);
+    for (k = 0; k < n; k++)
+        write_frame(out, &f[k], self_obj);
+    fputs("  </stack>\n", out);
+}
+
 void lp_xml_suppression(FILE *out, const char *raw)
 {
     const char *p = raw, *nl;
@@ -244,7 +257,7 @@ static int write_error(FILE *out, const struct lp_loss_record *r, size_t i,
     struct lp_sym_frame *f = NULL;
     char *raw = NULL;
     size_t rawlen = 0;
-    int nf, k;
+    int nf;
 
     nf = lp_json_record_frames(sym, r, o, &f);
     if (nf < 0)
@@ -268,12 +281,10 @@ static int write_error(FILE *out, const struct lp_loss_record *r, size_t i,
                  "  <kind>%s</kind>\n  <xwhat>\n    <text>%s</text>\n"
                  "    <leakedbytes>%" PRIu64 "</leakedbytes>\n"
                  "    <leakedblocks>%" PRIu64 "</leakedblocks>\n"
-                 "  </xwhat>\n  <stack>\n",
+                 "  </xwhat>\n",
             i, kind_name[r->kind], text, r->bytes + r->indirect_bytes,
             r->blocks);
-    for (k = 0; k < nf; k++)
-        write_frame(out, &f[k], o->self_obj);
-    fputs("  </stack>\n", out);
+    lp_xml_stack(out, f, nf, o->self_obj);
     if (o->gen_suppressions) {
         FILE *mem = open_memstream(&raw, &rawlen);
 
@@ -318,11 +329,18 @@ int lp_leaks_xml(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
     return rc;
 }
 
-void lp_xml_end(FILE *out, const struct lp_supp *const *supps, int nsupps)
+void lp_xml_end(FILE *out, const unsigned *count, unsigned nuniques,
+                const struct lp_supp *const *supps, int nsupps)
 {
     int s, i, idx;
+    unsigned u;
 
-    fputs("<errorcounts>\n</errorcounts>\n\n<suppcounts>\n", out);
+    fputs("<errorcounts>\n", out);
+    for (u = nuniques; u-- > 0;)
+        fprintf(out, "  <pair>\n    <count>%u</count>\n"
+                     "    <unique>0x%x</unique>\n  </pair>\n",
+                count[u], u);
+    fputs("</errorcounts>\n\n<suppcounts>\n", out);
     for (s = 0; s < nsupps; s++)
         for (i = 0; (idx = lp_supp_used_at(supps[s], i)) >= 0; i++) {
             uint64_t records, bytes, blocks;

@@ -65,6 +65,12 @@ void lp_xml_finished(FILE *out, uint64_t ms);
 int lp_leaks_xml(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
                  const struct lp_leak_opts *opts);
 
+/* <stack> with one <frame> per frame (n of them; an empty stack writes
+ * Memcheck's unknown frame, ip 0x0), frames of self_obj as Memcheck's
+ * replacement functions: obj and fn only. */
+void lp_xml_stack(FILE *out, const struct lp_sym_frame *f, int n,
+                  const char *self_obj);
+
 /*
  * The <suppression> element for raw, a suppression as lp_supp_gen
  * writes it ("{", name, kind, optional aux line, frames, "}"), indented
@@ -73,11 +79,13 @@ int lp_leaks_xml(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
 void lp_xml_suppression(FILE *out, const char *raw);
 
 /*
- * <errorcounts> (empty: heap errors are not in the XML yet) and
- * <suppcounts>: one pair per Valgrind entry of each set (may be NULL)
- * that suppressed something, most recently used first, then the end of
- * the document.
+ * <errorcounts>: one pair per heap error context, count[u] for unique u
+ * (nuniques of them), the latest first, as Memcheck lists them; leaks
+ * are not counted there. <suppcounts>: one pair per Valgrind entry of
+ * each set (may be NULL) that suppressed something, most recently used
+ * first. Then the end of the document.
  */
-void lp_xml_end(FILE *out, const struct lp_supp *const *supps, int nsupps);
+void lp_xml_end(FILE *out, const unsigned *count, unsigned nuniques,
+                const struct lp_supp *const *supps, int nsupps);
 
 #endif /* LP_REPORT_XML_H */

@@ -14,6 +14,7 @@
 #include "preload/scan/xml_out.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,69 @@
 #include "preload/scan/report_log.h"
 #include "report/xml.h"
 
+#define MAX_CONTEXTS 4096
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     char options[4096];
     uint64_t start_ns; /* CLOCK_MONOTONIC at start-up */
+    /* Heap errors: their <error> elements, and per unique (the order
+     * their contexts were first shown) the context and its count. */
+    char *errors;
+    size_t errors_len;
+    int ctx[MAX_CONTEXTS];
+    unsigned count[MAX_CONTEXTS];
+    unsigned nuniques;
 } xo;
+
+void lp_xml_out_atfork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
+void lp_xml_out_heap_error(int ci, const struct lp_heap_error *e, int tid,
+                           struct lp_sym *sym, const char *self_obj)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem;
+    unsigned u;
+
+    pthread_mutex_lock(&lock);
+    u = xo.nuniques;
+    if (u < MAX_CONTEXTS && (mem = open_memstream(&buf, &len)) != NULL) {
+        lp_heap_error_xml(mem, e, u, tid, sym, self_obj, lp_config.depth,
+                          lp_config.gen_suppressions);
+        fclose(mem);
+        {
+            char *more = realloc(xo.errors, xo.errors_len + len + 1);
+
+            if (more) {
+                memcpy(more + xo.errors_len, buf, len + 1);
+                xo.errors = more;
+                xo.errors_len += len;
+                xo.ctx[u] = ci;
+                xo.count[u] = 1;
+                xo.nuniques++;
+            }
+        }
+        free(buf);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void lp_xml_out_heap_repeat(int ci)
+{
+    unsigned u;
+
+    pthread_mutex_lock(&lock);
+    for (u = 0; u < xo.nuniques; u++)
+        if (xo.ctx[u] == ci) {
+            xo.count[u]++;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
 
 static uint64_t now_ns(void)
 {
@@ -110,10 +170,17 @@ static int fill(FILE *f, void *arg)
     h.vargv = (const char *const *)vargv;
     h.start_ms = j->finished_ms > ran_ms ? j->finished_ms - ran_ms : 0;
     lp_xml_begin(f, &h);
+    /* Memcheck writes a heap error when it happens: before FINISHED. */
+    pthread_mutex_lock(&lock);
+    if (xo.errors_len)
+        fwrite(xo.errors, 1, xo.errors_len, f);
+    pthread_mutex_unlock(&lock);
     lp_xml_finished(f, j->finished_ms > h.start_ms ? j->finished_ms
                                                    : h.start_ms);
     rc = lp_leaks_xml(f, j->set, j->sym, j->o);
-    lp_xml_end(f, j->supps, 2);
+    pthread_mutex_lock(&lock);
+    lp_xml_end(f, xo.count, xo.nuniques, j->supps, 2);
+    pthread_mutex_unlock(&lock);
     for (i = 0; i < h.nvargv; i++)
         free(vargv[i]);
     free(vargv);

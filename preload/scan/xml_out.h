@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "report/heap_errors.h"
 #include "report/leaks.h"
 #include "report/suppress.h"
 #include "report/symbolize.h"
@@ -23,6 +24,21 @@ void lp_xml_out_note_options(const char *text);
 
 /* xml=yes with a destination. */
 bool lp_xml_out_on(void);
+
+/*
+ * A heap error of a new context ci (heap_errors.c's index), shown: its
+ * <error> is formatted now (its stacks may not symbolize at exit: a
+ * library unloaded) and kept for the document, with a count of 1. The
+ * caller holds the symbolizer (lp_leakcheck_sym_get).
+ */
+void lp_xml_out_heap_error(int ci, const struct lp_heap_error *e, int tid,
+                           struct lp_sym *sym, const char *self_obj);
+
+/* One more error of context ci, already shown. */
+void lp_xml_out_heap_repeat(int ci);
+
+/* In a fork child: the lock is the child's (the errors kept stay). */
+void lp_xml_out_atfork_child(void);
 
 /* Write the document: set's records (lp_leaks_xml), the suppressions
  * used in supp and err_supp (either may be NULL), finished_ms (ms since
