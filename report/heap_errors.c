@@ -67,26 +67,37 @@ static void print_stack(struct lp_line_writer *w, const struct lp_heap_error_sta
     free(f);
 }
 
-/* "stack_free (he.c:12)": the function of a frame, at its entry line. */
-static void created_by(struct lp_line_writer *w, const struct lp_heap_error *e,
-                       struct lp_sym *sym, const char *self_obj)
+bool lp_heap_error_created_by(const struct lp_heap_error *e,
+                              struct lp_sym *sym, const char *self_obj,
+                              char *out, size_t n)
 {
     struct lp_sym_frame f[LP_SYM_MAX_INLINE];
     uintptr_t start = 0;
     char buf[2048];
     const char *text;
-    int n;
+    int got;
 
-    if (lp_sym_symbol(sym, e->frame_ip - 1, &start) == NULL)
-        return; /* Memcheck prints no frame line without a function */
-    n = lp_sym_resolve(sym, start, false, f, LP_SYM_MAX_INLINE);
-    if (n < 1 || f[n - 1].fn == NULL)
-        return;
+    if (e->frame < 0 || lp_sym_symbol(sym, e->frame_ip - 1, &start) == NULL)
+        return false; /* Memcheck prints no frame line without a function */
+    got = lp_sym_resolve(sym, start, false, f, LP_SYM_MAX_INLINE);
+    if (got < 1 || f[got - 1].fn == NULL)
+        return false;
     /* The entry of an out-of-line function has no inlined callers. */
-    lp_sym_describe(&f[n - 1], self_obj, buf, sizeof(buf));
+    lp_sym_describe(&f[got - 1], self_obj, buf, sizeof(buf));
     text = strstr(buf, ": ");
     text = text != NULL ? text + 2 : buf;
-    lp_line(w, " in frame #%d, created by %s", e->frame, text);
+    snprintf(out, n, "in frame #%d, created by %s", e->frame, text);
+    return true;
+}
+
+/* "stack_free (he.c:12)": the function of a frame, at its entry line. */
+static void created_by(struct lp_line_writer *w, const struct lp_heap_error *e,
+                       struct lp_sym *sym, const char *self_obj)
+{
+    char buf[2200];
+
+    if (lp_heap_error_created_by(e, sym, self_obj, buf, sizeof(buf)))
+        lp_line(w, " %s", buf);
 }
 
 int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,

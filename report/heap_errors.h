@@ -83,4 +83,21 @@ const char *lp_heap_error_title(enum lp_heap_error_kind kind);
 int lp_heap_error_print(FILE *out, const struct lp_heap_error *e,
                         struct lp_sym *sym, const char *self_obj, int depth);
 
+/* STACK with a frame: "in frame #N, created by fn (file:line)" into out;
+ * false when Memcheck prints no such line (no function known). */
+bool lp_heap_error_created_by(const struct lp_heap_error *e,
+                              struct lp_sym *sym, const char *self_obj,
+                              char *out, size_t n);
+
+/*
+ * The error as Memcheck's XML <error> (report/heap_errors_xml.c): unique,
+ * tid (the thread's number), kind InvalidFree or MismatchedFree, <what>,
+ * the bad call's <stack>, each address line as <auxwhat> with its stack;
+ * with gen_suppressions its Memcheck:Free <suppression> inside, and again
+ * after the error, as Memcheck writes it. Returns 0 or -errno.
+ */
+int lp_heap_error_xml(FILE *out, const struct lp_heap_error *e,
+                      unsigned unique, int tid, struct lp_sym *sym,
+                      const char *self_obj, int depth, bool gen_suppressions);
+
 #endif /* LP_REPORT_HEAP_ERRORS_H */

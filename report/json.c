@@ -41,9 +41,16 @@ static const char *const check_name[] = { "no", "summary", "full" };
 
 #define DEFAULT_DEPTH 30
 
+static int utf8_seq(const unsigned char *s);
+
 const char *lp_json_kind_text(enum lp_kind kind)
 {
     return (unsigned)kind < LP_KIND_COUNT ? kind_text[kind] : "unknown";
+}
+
+int lp_json_utf8_len(const unsigned char *s)
+{
+    return utf8_seq(s);
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */

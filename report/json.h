@@ -64,6 +64,9 @@ int lp_leaks_json_supp(FILE *out, struct lp_leak_set *set, struct lp_sym *sym,
  */
 void lp_json_string(FILE *out, const char *s);
 
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid. */
+int lp_json_utf8_len(const unsigned char *s);
+
 /*
  * The printed frames of a record (lp_leaks_frames with the record's ips
  * cut to opts->depth), in a malloc'ed array stored in *frames (free it).

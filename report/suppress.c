@@ -465,6 +465,11 @@ static int stream_status(FILE *out)
     return ferror(out) ? -(errno ? errno : EIO) : 0;
 }
 
+int lp_supp_used_at(const struct lp_supp *supp, int i)
+{
+    return supp && i >= 0 && i < supp->norder ? supp->order[i] : -1;
+}
+
 int lp_supp_print_used_valgrind(const struct lp_supp *supp, FILE *out, int pid)
 {
     int i, listed = 0;

@@ -171,6 +171,10 @@ void lp_supp_get_use(const struct lp_supp *supp, int idx, uint64_t *records,
  * also hides what it indirectly owns. False for Valgrind entries. */
 bool lp_supp_is_lsan(const struct lp_supp *supp, int idx);
 
+/* The entry at position i of Memcheck's used list (most recently used
+ * first, as lp_supp_print_used_valgrind lists them), or -1 past its end. */
+int lp_supp_used_at(const struct lp_supp *supp, int i);
+
 /*
  * The usage report.
  * Valgrind entries that were used, most recently used first, one line

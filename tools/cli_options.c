@@ -369,6 +369,12 @@ int lp_cli_parse(struct lp_cli *cli, int argc, char **argv)
         memcpy(cli->opts, tool, tl - 1);
         cli->opts[tl - 1] = ol ? ':' : 0;
     }
+    /* Valgrind refuses --xml=yes without a destination too. */
+    if (cli->check.xml && !cli->check.xml_file[0] && cli->check.xml_fd < 0) {
+        fprintf(stderr, "leakprof: --xml=yes needs a destination: "
+                        "--xml-file=FILE or --xml-fd=N\n");
+        return LP_CLI_ERROR;
+    }
     if (cli->snapshot_pid) {
         if (i < argc || cli->opts[0]) {
             fprintf(stderr, "leakprof: --snapshot PID takes no other "
@@ -470,7 +476,7 @@ void lp_cli_usage(FILE *f)
             "(--track-origins=no, --undef-value-errors=no) or that tune Valgrind's own\n"
             "engine (--vgdb, --smc-check, --fair-sched, ...) are accepted; the old\n"
             "--show-possibly-lost, --default-suppressions and --run-libc-freeres map\n"
-            "onto the options above; the rest (--xml=yes, --track-origins=yes, ...) are\n"
+            "onto the options above; the rest (--xml-socket, --track-origins=yes, ...) are\n"
             "refused with the reason: leakprof checks leaks and profiles the heap, it\n"
             "does not emulate the CPU.\n"
             "\nExamples:\n"

@@ -344,6 +344,32 @@ static bool set_sarif(struct lp_config *c, const char *v)
     return *v && copy_path(c->sarif, v);
 }
 
+static bool set_xml(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->xml);
+}
+
+/* The last of xml_file and xml_fd given wins, as log and log_fd. */
+static bool set_xml_file(struct lp_config *c, const char *v)
+{
+    if (!*v || !copy_path(c->xml_file, v))
+        return false;
+    c->xml_fd = -1;
+    return true;
+}
+
+static bool set_xml_fd(struct lp_config *c, const char *v)
+{
+    if (!strcmp(v, "none")) {
+        c->xml_fd = -1;
+        return true;
+    }
+    if (!parse_int(v, 0, 1 << 20, &c->xml_fd))
+        return false;
+    c->xml_file[0] = '\0';
+    return true;
+}
+
 static bool set_pprof(struct lp_config *c, const char *v)
 {
     return *v && copy_path(c->pprof, v);
@@ -622,6 +648,13 @@ const struct lp_option lp_options[] = {
      set_log_format, 0},
     {"sarif", NULL, "FILE", "also write the leak report as SARIF 2.1.0 (%p: pid)",
      set_sarif, 0},
+    {"xml", "no", "yes|no",
+     "yes: write Memcheck's XML (protocol 4) to xml_file or xml_fd, instead of the text report",
+     set_xml, LP_OPT_BOOL},
+    {"xml_file", NULL, "FILE", "where xml=yes writes (%p: pid; Valgrind's --xml-file)",
+     set_xml_file, 0},
+    {"xml_fd", "none", "N|none", "xml=yes writes to descriptor N (Valgrind's --xml-fd)",
+     set_xml_fd, 0},
     {"pprof", NULL, "FILE",
      "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
      set_pprof, 0},

@@ -61,6 +61,9 @@ struct lp_config {
     char trace_children_skip[LP_CONFIG_PATH_MAX];
     bool log_json;
     char sarif[LP_CONFIG_PATH_MAX];
+    bool xml;                         /* xml=yes: Memcheck's XML at exit */
+    char xml_file[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
+    int xml_fd;                       /* -1: none */
     char pprof[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
     char html[LP_CONFIG_PATH_MAX];  /* "" = none; %p expands */
     bool gen_suppressions;

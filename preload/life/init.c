@@ -22,6 +22,7 @@
 
 #include "preload/life/child_env.h"
 #include "preload/life/config.h"
+#include "preload/scan/xml_out.h"
 #include "preload/hot/freed.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/real.h"
@@ -93,7 +94,10 @@ bool lp_init_slow(void)
     {
         bool exec_child;
 
-        lp_config_parse(&lp_config, lp_child_env_options(&exec_child), true);
+        const char *text = lp_child_env_options(&exec_child);
+
+        lp_config_parse(&lp_config, text, true);
+        lp_xml_out_note_options(text);
         if (exec_child)
             lp_config.exec_child = true;
     }

@@ -3,7 +3,7 @@
  * outfile_kept.c - output files kept across a change of credentials (see
  * outfile_kept.h for why).
  *
- * Each output kind (massif.out, pprof, HTML, SARIF) has at most one kept
+ * Each output kind (massif.out, pprof, HTML, SARIF, XML) has at most one kept
  * file: made by lp_outfile_keep_all before the first set*id, while the
  * process may still create it, and owned by the process that made it (a
  * fork child writes its own, made at its own set*id). A write goes the
@@ -48,6 +48,7 @@ static const char *name_of(enum lp_outfile_kind k)
     case LP_OUT_PPROF: return lp_config.pprof;
     case LP_OUT_HTML: return lp_config.html;
     case LP_OUT_SARIF: return lp_config.sarif;
+    case LP_OUT_XML: return lp_config.xml ? lp_config.xml_file : "";
     default: return "";
     }
 }

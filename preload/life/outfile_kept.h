@@ -26,6 +26,7 @@ enum lp_outfile_kind {
     LP_OUT_PPROF,
     LP_OUT_HTML,
     LP_OUT_SARIF,
+    LP_OUT_XML,
     LP_OUT_KINDS
 };
 

@@ -16,6 +16,7 @@
  * Context: COLD, guard held.
  */
 #include "preload/scan/heap_errors.h"
+#include "preload/scan/xml_out.h"
 
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -86,6 +87,7 @@ void lp_heap_errors_unlock(void) { pthread_mutex_unlock(&lock); }
 void lp_heap_errors_atfork_child(void)
 {
     pthread_mutex_init(&lock, NULL);
+    lp_xml_out_atfork_child();
 }
 
 /* Lock held. The context of an error of kind at stack at: its index
@@ -151,7 +153,7 @@ static void gen_suppression(FILE *out, struct lp_sym *sym,
 }
 
 /* Format e and write it to the log, through the leak report's writer. */
-static void emit(struct lp_heap_error *e)
+static void emit(struct lp_heap_error *e, int ci, int tid)
 {
     struct lp_sym *sym;
     char *buf = NULL;
@@ -162,6 +164,11 @@ static void emit(struct lp_heap_error *e)
         return; /* counted; the JSON log has no place for them yet */
     e->pid = getpid();
     sym = lp_leakcheck_sym_get();
+    if (lp_xml_out_on()) { /* kept for the XML; no text (as Memcheck) */
+        lp_xml_out_heap_error(ci, e, tid, sym, lp_leakcheck_self_obj());
+        lp_leakcheck_sym_put();
+        return;
+    }
     mem = open_memstream(&buf, &len);
     if (mem) {
         lp_heap_error_print(mem, e, sym, lp_leakcheck_self_obj(),
@@ -221,6 +228,8 @@ static void report(struct lp_heap_error *e, uint32_t at_id)
         if (fresh)
             lp_store_relaxed(&he.contexts, he.contexts + 1);
         show = fresh;
+        if (!fresh && lp_xml_out_on())
+            lp_xml_out_heap_repeat(ci);
         if (show && me != he.last_thread) {
             e->thread_header = me;
             he.last_thread = me;
@@ -229,7 +238,7 @@ static void report(struct lp_heap_error *e, uint32_t at_id)
     pthread_mutex_unlock(&lock);
     if (show) {
         set_stack(&e->at, at_id);
-        emit(e);
+        emit(e, ci, me);
         stack_done(&e->at);
     }
 }

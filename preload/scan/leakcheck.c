@@ -33,6 +33,7 @@
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/loss_group.h"
 #include "preload/scan/report_log.h"
+#include "preload/scan/xml_out.h"
 #include "preload/hot/guard.h"
 #include "preload/hot/snapshot.h"
 #include "preload/hot/table.h"
@@ -261,7 +262,7 @@ static void write_preamble_once(void)
  */
 void lp_leakcheck_before_fork(void)
 {
-    if (!lp_report_log_shared() || lp_config.log_json)
+    if (!lp_report_log_shared() || lp_config.log_json || lp_xml_out_on())
         return;
     pthread_mutex_lock(&lock);
     write_preamble_once();
@@ -705,7 +706,12 @@ static unsigned run_check(bool live, unsigned seq)
     if (rc != 0)
         refresh_sym();
 
-    mem = open_memstream(&buf, &len);
+    /* xml=yes: the exit's report is the XML document alone, as Memcheck
+     * writes no text commentary then. */
+    mem = !live && lp_xml_out_on() ? NULL : open_memstream(&buf, &len);
+    if (!live && lp_xml_out_on())
+        lp_xml_out_write(&set, lc.sym, &o, lc.supp, lc.err_supp,
+                         ms_since_start());
     if (mem) {
         if (lp_config.log_json)
             lp_leaks_json_supp(mem, &set, lc.sym, &o, lc.supp);

@@ -42,7 +42,9 @@ check "bad value names the choices, suggests full" grep -q "bad value 'ful', exp
 "$LP" --error-exitcode=abc ./slow_app >/dev/null 2>typo.err
 check "bad number names the range" grep -q "bad value 'abc', expected N (0..255)" typo.err
 "$LP" --xml=yes ./slow_app >/dev/null 2>typo.err
-check "--xml: not supported, and why" grep -qx "leakprof: --xml=yes is not supported (reports are text, JSON (--log-format=json) or SARIF (--sarif=FILE))" typo.err
+check "--xml=yes without a destination: refused, as by valgrind" grep -qx "leakprof: --xml=yes needs a destination: --xml-file=FILE or --xml-fd=N" typo.err
+"$LP" --xml=yes --xml-socket=127.0.0.1 ./slow_app >/dev/null 2>typo.err
+check "--xml-socket: not supported, and why" grep -qx "leakprof: --xml-socket=127.0.0.1 is not supported (the XML goes to a file (--xml-file=FILE) or a descriptor (--xml-fd=N))" typo.err
 "$LP" >/dev/null 2>typo.err; rc=$?
 check "no program: exit 1" [ "$rc" = 1 ]
 
@@ -181,7 +183,7 @@ fi
 like fk3 fk $?
 check "--log-fd of a closed descriptor: one line, the report on stderr" sh -c 'grep -q "log_fd=7 is not an open descriptor" fk3.err && grep -q "HEAP SUMMARY" fk3.err'
 
-for bad in --track-origins=yes --xml=yes --undef-value-errors=yes --track-fds=yes; do
+for bad in --track-origins=yes --xml-socket=h:1 --undef-value-errors=yes --track-fds=yes; do
     "$LP" "$bad" ./slow_app >vgb.out 2>vgb.err; rc=$?
     check "$bad: exit 1, one line with the reason" sh -c "[ $rc = 1 ] && [ ! -s vgb.out ] && [ \$(wc -l <vgb.err) = 1 ] && grep -q '^leakprof: $bad is not supported (.*)\$' vgb.err"
 done
