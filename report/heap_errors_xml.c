@@ -138,13 +138,7 @@ int lp_heap_error_xml(FILE *out, const struct lp_heap_error *e,
             fclose(mem);
         }
     }
-    if (raw)
-        lp_xml_suppression(out, raw);
-    fputs("</error>\n\n", out);
-    if (raw) {
-        lp_xml_suppression(out, raw);
-        fputc('\n', out);
-    }
+    lp_xml_error_end(out, raw);
     free(raw);
     if (fflush(out) != 0 || ferror(out))
         return errno ? -errno : -EIO;

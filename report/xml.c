@@ -249,6 +249,18 @@ void lp_xml_suppression(FILE *out, const char *raw)
             raw);
 }
 
+void lp_xml_error_end(FILE *out, const char *raw)
+{
+    if (raw)
+        lp_xml_suppression(out, raw);
+    fputs("</error>\n\n", out);
+    /* Memcheck writes the suppression a second time, after the error. */
+    if (raw) {
+        lp_xml_suppression(out, raw);
+        fputc('\n', out);
+    }
+}
+
 static int write_error(FILE *out, const struct lp_loss_record *r, size_t i,
                        size_t n, struct lp_sym *sym,
                        const struct lp_leak_opts *o)
@@ -293,14 +305,7 @@ static int write_error(FILE *out, const struct lp_loss_record *r, size_t i,
             fclose(mem);
         }
     }
-    if (raw)
-        lp_xml_suppression(out, raw);
-    fputs("</error>\n\n", out);
-    /* Memcheck writes the suppression a second time, after the error. */
-    if (raw) {
-        lp_xml_suppression(out, raw);
-        fputc('\n', out);
-    }
+    lp_xml_error_end(out, raw);
     free(raw);
     free(f);
     return 0;

@@ -77,6 +77,10 @@ void lp_xml_stack(FILE *out, const struct lp_sym_frame *f, int n,
  * as Memcheck's, with raw itself in <rawtext>.
  */
 void lp_xml_suppression(FILE *out, const char *raw);
+/* The end of an <error>: its <suppression> (raw: a generated entry's text,
+ * or NULL), "</error>", and the suppression again after it, as Memcheck
+ * writes them. */
+void lp_xml_error_end(FILE *out, const char *raw);
 
 /*
  * <errorcounts>: one pair per heap error context, count[u] for unique u
