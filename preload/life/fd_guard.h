@@ -12,7 +12,7 @@
  */
 #include <stdbool.h>
 
-#define LP_FD_GUARD_MAX 12
+#define LP_FD_GUARD_MAX 16
 
 /* A close-on-exec duplicate of fd at a high number (1000 up: the program's
  * own open() still returns the numbers it returns natively), else at the

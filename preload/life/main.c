@@ -22,6 +22,7 @@
 #include "preload/life/config.h"
 #include "preload/life/cred_hooks.h"
 #include "preload/life/seccomp_hooks.h"
+#include "preload/scan/xml_out.h"
 #include "preload/life/diag.h"
 #include "preload/life/exec_hooks.h"
 #include "preload/life/fs_hooks.h"
@@ -83,6 +84,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     }
     lp_guard_restore(false);
     lp_report_log_begin();
+    lp_xml_out_begin();
     lp_fork_init();
     lp_signal_init();
     lp_fatal_signal_init();

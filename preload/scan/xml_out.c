@@ -23,6 +23,8 @@
 
 #include "preload/life/command.h"
 #include "preload/life/config.h"
+#include "preload/life/diag.h"
+#include "preload/life/fd_guard.h"
 #include "preload/life/outfile_kept.h"
 #include "preload/scan/report_log.h"
 #include "report/xml.h"
@@ -31,6 +33,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
+    int fd; /* xml_fd=N: our copy of N, taken at start; -1: none */
     char options[4096];
     uint64_t start_ns; /* CLOCK_MONOTONIC at start-up */
     /* Heap errors: their <error> elements, and per unique (the order
@@ -40,7 +43,21 @@ static struct {
     int ctx[MAX_CONTEXTS];
     unsigned count[MAX_CONTEXTS];
     unsigned nuniques;
-} xo;
+} xo = {.fd = -1};
+
+void lp_xml_out_begin(void)
+{
+    if (!lp_config.xml || lp_config.xml_fd < 0)
+        return;
+    /* A copy of ours, as Valgrind keeps one (and as log_fd's): the
+     * program may close N or reuse its number before the exit. */
+    xo.fd = lp_fd_guard_dup_high(lp_config.xml_fd);
+    if (xo.fd < 0)
+        lp_diag("xml_fd=%d is not an open descriptor; no XML is written",
+                lp_config.xml_fd);
+    else
+        lp_fd_guard_keep(&xo.fd);
+}
 
 void lp_xml_out_atfork_child(void)
 {
@@ -200,8 +217,8 @@ static void write_fd(struct job *j)
         return;
     fill(mem, j);
     fclose(mem);
-    while (off < len) {
-        ssize_t w = write(lp_config.xml_fd, buf + off, len - off);
+    while (xo.fd >= 0 && off < len) {
+        ssize_t w = write(xo.fd, buf + off, len - off);
 
         if (w < 0 && errno == EINTR)
             continue;

@@ -23,6 +23,10 @@
 void lp_xml_out_note_options(const char *text);
 
 /* xml=yes with a destination. */
+/* BOOT: xml_fd=N is copied to a descriptor of ours (fd_guard.h), as
+ * log_fd is, so the program may close N before the exit writes. */
+void lp_xml_out_begin(void);
+
 bool lp_xml_out_on(void);
 
 /*
