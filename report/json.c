@@ -41,20 +41,14 @@ static const char *const check_name[] = { "no", "summary", "full" };
 
 #define DEFAULT_DEPTH 30
 
-static int utf8_seq(const unsigned char *s);
-
 const char *lp_json_kind_text(enum lp_kind kind)
 {
     return (unsigned)kind < LP_KIND_COUNT ? kind_text[kind] : "unknown";
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid
+ * (json.h: the XML writer escapes with it too). */
 int lp_json_utf8_len(const unsigned char *s)
-{
-    return utf8_seq(s);
-}
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static int utf8_seq(const unsigned char *s)
 {
     unsigned char c = s[0];
     unsigned char lo = 0x80, hi = 0xbf;
@@ -136,7 +130,7 @@ void lp_json_string(FILE *out, const char *str)
             s++;
             continue;
         }
-        n = utf8_seq(s);
+        n = lp_json_utf8_len(s);
         if (n == 0) {
             fputs("\\ufffd", out);
             s++;
