@@ -245,7 +245,8 @@ static struct sym_mcache *mcache_of(struct lp_sym *sym, uintptr_t addr)
 bool lp_sym_cache_lookup(struct lp_sym *sym, uintptr_t addr, bool frames)
 {
     struct sym_mcache *mc = mcache_of(sym, addr);
-    struct lp_symcache_rec r;
+    struct lp_sym_frame fr[LP_SYM_MAX_INLINE];
+    struct lp_symcache_rec r = { .frames = fr };
     struct sym_entry *e;
     struct sym_fn *f;
     int k;
@@ -293,19 +294,24 @@ static bool save_module(struct lp_sym *sym, struct sym_mcache *mc)
     struct sym_entry *e, *etmp;
     struct sym_fn *f, *ftmp;
     struct lp_symcache_rec *recs, **ptrs;
-    size_t n = 0, i, old = lp_symcache_count(mc->file),
+    struct lp_sym_frame *pool;
+    size_t n = 0, i, used = 0, old = lp_symcache_count(mc->file),
+           room = lp_symcache_frames_bound(mc->file),
            cap = HASH_COUNT(sym->cache) + HASH_COUNT(sym->fns) + old;
 
+    /* This process's records point at its entries' frames; the old
+     * file's are read into pool, which holds them all. */
     recs = malloc(sizeof(*recs) * (cap + 1));
     ptrs = malloc(sizeof(*ptrs) * (cap + 1));
-    if (recs != NULL && ptrs != NULL) {
+    pool = malloc(sizeof(*pool) * (room + 1));
+    if (recs != NULL && ptrs != NULL && pool != NULL) {
         HASH_ITER(hh, sym->cache, e, etmp) {
             if (e->addr < mc->lo || e->addr >= mc->hi || n == cap)
                 continue;
             recs[n].off = e->addr - mc->bias;
             recs[n].n = e->n;
             recs[n].fn = NULL;
-            memcpy(recs[n].frames, e->frames, sizeof(e->frames[0]) * (size_t)e->n);
+            recs[n].frames = e->frames;
             ptrs[n] = &recs[n];
             n++;
         }
@@ -315,22 +321,30 @@ static bool save_module(struct lp_sym *sym, struct sym_mcache *mc)
             recs[n].off = f->addr - mc->bias;
             recs[n].n = 0;
             recs[n].fn = f->fn;
+            recs[n].frames = NULL;
             ptrs[n] = &recs[n];
             n++;
         }
         /* The old file's records this process did not look up. */
         for (i = 0; i < old && n < cap; i++) {
             uintptr_t addr;
+            uint64_t off;
+            int k;
 
-            if (!lp_symcache_get(mc->file, i, &recs[n]))
+            if (!lp_symcache_peek(mc->file, i, &off, &k) ||
+                (size_t)k > room - used)
                 continue;
-            addr = mc->bias + (uintptr_t)recs[n].off;
-            if (recs[n].n > 0)
+            addr = mc->bias + (uintptr_t)off;
+            if (k > 0)
                 HASH_FIND(hh, sym->cache, &addr, sizeof(addr), e);
             else
                 HASH_FIND(hh, sym->fns, &addr, sizeof(addr), f);
-            if (recs[n].n > 0 ? e != NULL : f != NULL)
+            if (k > 0 ? e != NULL : f != NULL)
                 continue;
+            recs[n].frames = pool + used;
+            if (!lp_symcache_get(mc->file, i, &recs[n]))
+                continue;
+            used += (size_t)k;
             ptrs[n] = &recs[n];
             n++;
         }
@@ -340,6 +354,7 @@ static bool save_module(struct lp_sym *sym, struct sym_mcache *mc)
     }
     free(recs);
     free(ptrs);
+    free(pool);
     mc->dirty = false;
     return wrote;
 }

@@ -357,14 +357,15 @@ bool lp_symcache_get(const struct lp_symcache *c, size_t i,
         return false;
     e = &c->index[i];
     w = c->words + e->at;
-    memset(r, 0, sizeof(*r));
     r->off = e->off;
     r->n = (int)e->n;
+    r->fn = NULL;
     if (r->n == 0)
         return str_at(c, w[0], &r->fn);
     for (k = 0; k < r->n; k++, w += FRAME_WORDS) {
         struct lp_sym_frame *f = &r->frames[k];
 
+        memset(f, 0, sizeof(*f));
         if (!str_at(c, w[0], &f->fn) || !str_at(c, w[1], &f->mangled) ||
             !str_at(c, w[2], &f->file) || !str_at(c, w[3], &f->path) ||
             !str_at(c, w[4], &f->comp_dir) || w[6] > 1)
@@ -373,6 +374,21 @@ bool lp_symcache_get(const struct lp_symcache *c, size_t i,
         f->inlined = w[6] == 1;
     }
     return true;
+}
+
+bool lp_symcache_peek(const struct lp_symcache *c, size_t i, uint64_t *off,
+                      int *n)
+{
+    if (c == NULL || i >= c->nrec)
+        return false;
+    *off = c->index[i].off;
+    *n = (int)c->index[i].n;
+    return true;
+}
+
+size_t lp_symcache_frames_bound(const struct lp_symcache *c)
+{
+    return c ? c->nwords / FRAME_WORDS : 0;
 }
 
 bool lp_symcache_find(const struct lp_symcache *c, uint64_t off, bool frames,

@@ -36,7 +36,12 @@ struct lp_symcache_rec {
     uint64_t off;
     int n;
     const char *fn;
-    struct lp_sym_frame frames[LP_SYM_MAX_INLINE];
+    /* The caller's: room for LP_SYM_MAX_INLINE frames where a record is
+     * read (get, find), the n frames where one is written. Not inline:
+     * 64 frames are 4.6 KiB, and a writer merging a file's records into
+     * an array of them faulted in and cleared that much per record
+     * (python3's exit: a fifth of its page faults). */
+    struct lp_sym_frame *frames;
 };
 
 /* The GNU build-id note of a loaded object, from its program headers in
@@ -83,6 +88,11 @@ bool lp_symcache_find(const struct lp_symcache *c, uint64_t off, bool frames,
 
 /* Every record in offset order, for a writer merging old and new. */
 size_t lp_symcache_count(const struct lp_symcache *c);
+/* Its offset and frame count (0: a name only) without reading it. */
+bool lp_symcache_peek(const struct lp_symcache *c, size_t i, uint64_t *off,
+                      int *n);
+/* At least the frames of all its records together. */
+size_t lp_symcache_frames_bound(const struct lp_symcache *c);
 bool lp_symcache_get(const struct lp_symcache *c, size_t i,
                      struct lp_symcache_rec *r);
 

@@ -290,8 +290,11 @@ static void test_symindex_finds_labels_without_libdwfl(void **state)
 static void test_symcache_round_trip_and_rejects_stale_or_corrupt(void **state)
 {
     char dir[] = "/tmp/lp-symcache-XXXXXX", path[512], cmd[1024];
-    struct lp_symcache_rec a = { .off = 0x1234, .n = 2 }, b = { .off = 0x99 },
-                           c = { .off = 0x1234, .fn = "inner" }, r;
+    struct lp_sym_frame af[2] = {0}, rf[LP_SYM_MAX_INLINE];
+    struct lp_symcache_rec a = { .off = 0x1234, .n = 2, .frames = af },
+                           b = { .off = 0x99 },
+                           c = { .off = 0x1234, .fn = "inner" },
+                           r = { .frames = rf };
     const struct lp_symcache_rec *recs[] = { &a, &b, &c };
     struct lp_symcache *f;
     FILE *fp;
