@@ -98,7 +98,6 @@ static const struct row {
     {"require-text-symbol", NULL, "no such check"},
     {"trace-children-skip-by-arg", NULL,
      "--trace-children-skip matches the program's path"},
-    {"alloc-fn", NULL, "no function can be named an allocator"},
     {"ignore-fn", NULL, "no function's allocations can be left out"},
 };
 

@@ -453,6 +453,32 @@ static bool set_unwind(struct lp_config *c, const char *v)
     return true;
 }
 
+static bool set_alloc_fn(struct lp_config *c, const char *v)
+{
+    size_t used = 0, n = strlen(v);
+
+    while (c->alloc_fns[used])
+        used += strlen(c->alloc_fns + used) + 1;
+    /* The name, its NUL and the list's final "". */
+    if (n == 0 || used + n + 2 > sizeof(c->alloc_fns))
+        return false;
+    memcpy(c->alloc_fns + used, v, n + 1);
+    c->alloc_fns[used + n + 1] = 0;
+    return true;
+}
+
+bool lp_config_is_alloc_fn(const struct lp_config *c, const char *fn)
+{
+    const char *a;
+
+    if (fn == NULL)
+        return false;
+    for (a = c->alloc_fns; *a; a += strlen(a) + 1)
+        if (strcmp(a, fn) == 0)
+            return true;
+    return false;
+}
+
 static bool set_trace_children(struct lp_config *c, const char *v)
 {
     return parse_bool(v, &c->trace_children);
@@ -677,6 +703,9 @@ const struct lp_option lp_options[] = {
      set_peak_inaccuracy, 0},
     {"depth", "30", "N (1..200)", "frames kept per allocation stack",
      set_depth, 0},
+    {"alloc_fn", NULL, "NAME",
+     "massif's trees take function NAME (as the report names it) for an allocator, as malloc; give it again for more (Massif's --alloc-fn)",
+     set_alloc_fn, 0},
     {"snapshot_signal", "SIGUSR1", "SIG|N|0",
      "signal that writes massif.out.%p.N and a live leak report; 0: none",
      set_snapshot_signal, 0},

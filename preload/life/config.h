@@ -50,6 +50,9 @@ struct lp_config {
     int detailed_freq, max_snapshots;
     double threshold, peak_inaccuracy;
     int depth;
+    /* alloc_fn=NAME, each given: more functions massif's trees take for
+     * allocators (Massif's --alloc-fn), NUL-separated, "" at the end. */
+    char alloc_fns[LP_CONFIG_PATH_MAX];
     int snapshot_signal; /* 0 = disabled */
     bool live_since_last; /* live_since=last: live reports list only the
                              blocks allocated since the previous signal */
@@ -81,6 +84,9 @@ struct lp_config {
     bool from_cmdline; /* the options that follow came from the launcher */
     char options_text[4096]; /* LEAKPROF_OPTIONS as given, for desc: */
 };
+
+/* Is fn one of the alloc_fn names? */
+bool lp_config_is_alloc_fn(const struct lp_config *c, const char *fn);
 
 /* One option: a row of the table both the library and launcher parse by. */
 struct lp_option {

@@ -46,7 +46,8 @@ struct verdicts {
     size_t mask, used;
 };
 
-/* Massif's default --alloc-fn list (FORMATS.md 1.5). */
+/* Massif's default --alloc-fn list (FORMATS.md 1.5), and the names given
+ * with alloc_fn= (compared whole, as Massif does: no patterns). */
 static bool is_alloc_fn(const char *fn)
 {
     static const char *const names[] = {
@@ -57,7 +58,8 @@ static bool is_alloc_fn(const char *fn)
 
     if (!fn)
         return false;
-    if (strncmp(fn, "operator new", 12) == 0)
+    if (strncmp(fn, "operator new", 12) == 0 ||
+        lp_config_is_alloc_fn(&lp_config, fn))
         return true;
     for (i = 0; i < LP_ARRAY_SIZE(names); i++)
         if (strcmp(fn, names[i]) == 0)

@@ -247,6 +247,7 @@ static void make_desc(char *out, size_t n)
         { "threshold", "--threshold=" },
         { "peak_inaccuracy", "--peak-inaccuracy=" },
         { "depth", "--depth=" },
+        { "alloc_fn", "--alloc-fn=" },
         { "sample_bytes", "--sample-bytes=" }, /* ours: estimates */
     };
     const char *p = lp_config.options_text;

@@ -56,6 +56,28 @@
     "__builtin_new|__builtin_vec_new|__libc_malloc|__libc_calloc|"          \
     "__libc_realloc|__libc_memalign"
 
+/* ALLOC_FRAMES and the alloc_fn names (massif's --alloc-fn), each
+ * escaped for pprof's RE2 syntax; a name that does not fit is left out. */
+static void drop_frames(char *out, size_t n)
+{
+    const char *a;
+    size_t o = (size_t)snprintf(out, n, "%s", ALLOC_FRAMES);
+
+    for (a = lp_config.alloc_fns; *a && o < n; a += strlen(a) + 1) {
+        size_t at = o, len = strlen(a), i;
+
+        if (at + 2 * len + 2 > n)
+            continue;
+        out[o++] = '|';
+        for (i = 0; i < len; i++) {
+            if (strchr("\\.+*?()|[]{}^$", a[i]))
+                out[o++] = '\\';
+            out[o++] = a[i];
+        }
+        out[o] = '\0';
+    }
+}
+
 struct seg {
     uint64_t start, limit, offset;
     char *file, *build_id;
@@ -225,6 +247,7 @@ static void add_header(struct lp_pprof *p)
 {
     struct timespec ts;
     char cmd[4096], line[4200];
+    char drop[sizeof(ALLOC_FRAMES) + 2 * LP_CONFIG_PATH_MAX];
     ssize_t n = 0;
     int fd = lp_proc_self_open("cmdline", O_RDONLY | O_CLOEXEC), i;
 
@@ -241,7 +264,8 @@ static void add_header(struct lp_pprof *p)
     lp_pprof_set_period(p, "space", "bytes",
                         lp_config.sample_bytes ? (int64_t)lp_config.sample_bytes
                                                : 1);
-    lp_pprof_set_drop_frames(p, ALLOC_FRAMES);
+    drop_frames(drop, sizeof(drop));
+    lp_pprof_set_drop_frames(p, drop);
     clock_gettime(CLOCK_REALTIME, &ts);
     lp_pprof_set_time(p, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, 0);
     if (fd >= 0) {

@@ -199,4 +199,64 @@ for shape in "10 1000000" "1 100000000"; do
         check "thread frees $n x $sz B: peak as Massif's ($pk vs $vk)" '[ -n "$vk" ] && [ "$pk" = "$vk" ]' "$pk $vk"
     fi
 done
+# alloc_fn=NAME (Massif's --alloc-fn): the named wrappers count as
+# allocators, but only where they sit contiguously on top of the stack,
+# and names are compared whole (no patterns): an outer wrapper alone, a
+# caller of the wrappers and "my*" change nothing.
+cc_sample wrap <<'C' || { echo "FAIL: compile wrap"; exit 1; }
+#include <stdlib.h>
+#include <string.h>
+__attribute__((noinline)) void *my_alloc(size_t n) { void *p = malloc(n); memset(p, 0, n); return p; }
+__attribute__((noinline)) void *xmalloc(size_t n) { void *p = my_alloc(n); if (!p) abort(); return p; }
+__attribute__((noinline)) void *helper(size_t n) { return xmalloc(n); }
+__attribute__((noinline)) void *direct(size_t n) { return malloc(n); }
+static void *keep[300];
+int main(void) {
+    int i;
+    for (i = 0; i < 100; i++) keep[i] = helper(1000);
+    for (i = 100; i < 200; i++) keep[i] = xmalloc(500);
+    for (i = 200; i < 300; i++) keep[i] = direct(300);
+    for (i = 0; i < 300; i++) free(keep[i]);
+    return 0;
+}
+C
+# The peak tree, frames without addresses.
+peak_of() { sed -n '/^heap_tree=peak/,/^#/p' "$1" | sed -E 's/0x[0-9A-F]+: //'; }
+t1=" n1: 150000 my_alloc (wrap.c:3)
+  n2: 150000 xmalloc (wrap.c:4)
+   n1: 100000 helper (wrap.c:5)
+    n0: 100000 main (wrap.c:10)
+   n0: 50000 main (wrap.c:11)
+ n1: 30000 direct (wrap.c:6)
+  n0: 30000 main (wrap.c:12)"
+t2=" n2: 150000 xmalloc (wrap.c:4)
+  n1: 100000 helper (wrap.c:5)
+   n0: 100000 main (wrap.c:10)
+  n0: 50000 main (wrap.c:11)
+ n1: 30000 direct (wrap.c:6)
+  n0: 30000 main (wrap.c:12)"
+for case in "1||" "2|alloc_fn=my_alloc|" "3|alloc_fn=my_alloc:alloc_fn=xmalloc|" \
+            "1|alloc_fn=xmalloc|" "1|alloc_fn=helper|" "1|alloc_fn=my*|"; do
+    IFS='|' read -r want opts _ <<<"$case"
+    LEAKPROF_OPTIONS="massif=$T/af.out:detailed_freq=1${opts:+:$opts}" LD_PRELOAD=$LIB ./wrap >/dev/null 2>&1
+    got=$(peak_of $T/af.out | sed '1,2d;$d')
+    case $want in
+    1) exp=$t1 ;;
+    2) exp=$t2 ;;
+    3) exp=" n1: 100000 helper (wrap.c:5)
+  n0: 100000 main (wrap.c:10)
+ n0: 50000 main (wrap.c:11)
+ n1: 30000 direct (wrap.c:6)
+  n0: 30000 main (wrap.c:12)" ;;
+    esac
+    check "alloc_fn: '${opts:-none}' peak tree" '[ "$got" = "$exp" ]' "$got"
+    if command -v valgrind >/dev/null; then
+        vopts=$(printf '%s' "$opts" | sed 's/alloc_fn=/--alloc-fn=/g; s/:/ /g')
+        # shellcheck disable=SC2086
+        valgrind --tool=massif --time-unit=B --detailed-freq=1 --massif-out-file=$T/vaf.out $vopts ./wrap >/dev/null 2>&1
+        check "alloc_fn: '${opts:-none}' peak tree as Massif's" '[ "$(peak_of $T/af.out)" = "$(peak_of $T/vaf.out)" ]' "$(peak_of $T/vaf.out)"
+    fi
+done
+"$O/leakprof" -q --massif-out-file=$T/afl.out --alloc-fn=my_alloc --alloc-fn='xmalloc' ./wrap >/dev/null 2>&1
+check "--alloc-fn twice on the launcher: in desc: and the tree" 'head -1 $T/afl.out | grep -q -- "--alloc-fn=my_alloc --alloc-fn=xmalloc\$" && ! grep -q "xmalloc (" $T/afl.out' "$(head -1 $T/afl.out)"
 finish
