@@ -291,6 +291,7 @@ void lp_sym_free(struct lp_sym *sym)
     }
     if (sym->dwfl != NULL)
         dwfl_end(sym->dwfl);
+    lp_sym_unloaded_end(sym);
     free(sym);
 }
 
@@ -674,12 +675,13 @@ static Dwfl_Module *module_at(struct lp_sym *sym, uintptr_t addr)
     Dwarf_Addr lo = 0, hi = 0;
 
     if (lp_sym_loaded_by_us != NULL && lp_sym_loaded_by_us(addr, sym->adds))
-        return NULL;
+        return lp_sym_unloaded_module(sym, addr);
     mod = dwfl_addrmodule(sym->dwfl, addr);
-    if (mod == NULL ||
-        dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) == NULL)
+    if (mod == NULL)
+        return lp_sym_unloaded_module(sym, addr);
+    if (dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) == NULL)
         return mod;
-    return addr >= lo && addr < hi ? mod : NULL;
+    return addr >= lo && addr < hi ? mod : lp_sym_unloaded_module(sym, addr);
 }
 
 static int resolve_uncached(struct lp_sym *sym, uintptr_t addr,

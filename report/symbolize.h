@@ -66,6 +66,12 @@ extern int (*lp_sym_open)(const char *path, int flags, mode_t mode);
  * Memcheck names it, "???". NULL (tools, or nothing loaded): none. */
 extern bool (*lp_sym_loaded_by_us)(uintptr_t addr, unsigned long long adds);
 
+/* keep_debuginfo=yes: the i-th object the program unloaded (its path and
+ * load bias), false past the last (preload/life/unloaded_objects.c). An
+ * address no loaded object holds is named from these files. NULL (tools,
+ * or nothing unloaded): none. */
+extern bool (*lp_sym_unloaded)(size_t i, const char **path, uintptr_t *bias);
+
 /* The pages an object of dl_iterate_phdr spans, [*lo, *hi): from its
  * lowest PT_LOAD segment to the end of its highest (*hi <= *lo: none). */
 struct dl_phdr_info;

@@ -86,6 +86,8 @@ struct lp_sym {
     bool mc_built;
     unsigned long long mc_adds, mc_subs; /* the loader's counts then */
     struct sym_str *strs;
+    Dwfl **gone;   /* a session per object unloaded (symbolize_unloaded.c) */
+    size_t gone_n; /* how many */
 };
 
 /* The string, owned by sym's table (NULL for NULL or out of memory). */
@@ -102,6 +104,11 @@ void lp_sym_cache_miss(struct lp_sym *sym, uintptr_t addr);
 
 /* Forget the objects and close their files (after a save). */
 void lp_sym_cache_drop(struct lp_sym *sym);
+
+/* keep_debuginfo=yes: the module of an unloaded object holding addr, or
+ * NULL (symbolize_unloaded.c); and the end of their session. */
+Dwfl_Module *lp_sym_unloaded_module(struct lp_sym *sym, uintptr_t addr);
+void lp_sym_unloaded_end(struct lp_sym *sym);
 
 /* libdwfl and the module report, on first use (symbolize.c); false when
  * either failed. */

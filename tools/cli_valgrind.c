@@ -67,7 +67,6 @@ static const struct row {
     {"merge-recursive-frames", "0", "recursive calls show frame by frame"},
     {"error-limit", "yes|no", NULL},
     {"exit-on-first-error", "no", "the program always runs to its end"},
-    {"keep-debuginfo", "no", "frames of unloaded code have no symbols"},
     {"alignment", "8|16", "blocks have glibc's alignment (16 bytes)"},
     {"run-cxx-freeres", "yes",
      "libstdc++'s emergency pool is always counted freed"},

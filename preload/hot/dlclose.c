@@ -9,6 +9,8 @@
  * would also change what it does: glibc resolves a bare name with the
  * RUNPATH of the object that called dlopen, and $ORIGIN relative to it;
  * behind a wrapper that caller would be us.)
+ * With keep_debuginfo=yes it also records the objects the call unloads
+ * (unloaded_objects.h), for the report to name their frames.
  * Context: COLD, the program's thread, after the real dlclose returned
  * (so none of the loader's locks is held by this call).
  */
@@ -16,6 +18,7 @@
 
 #include "preload/hot/guard.h"
 #include "preload/hot/stack_walk.h"
+#include "preload/life/unloaded_objects.h"
 
 typedef int (*dlclose_fn)(void *);
 
@@ -23,6 +26,7 @@ LP_EXPORT int dlclose(void *handle)
 {
     static dlclose_fn real;
     dlclose_fn f = lp_load_acquire(&real);
+    void *listed;
     int rc;
 
     if (f == NULL) {
@@ -35,7 +39,9 @@ LP_EXPORT int dlclose(void *handle)
             return -1;
         lp_store_release(&real, f);
     }
+    listed = lp_unloaded_before(); /* keep_debuginfo=yes */
     rc = f(handle);
+    lp_unloaded_after(listed, rc == 0);
     if (rc == 0)
         lp_unwind_forget_unloaded();
     return rc;

@@ -479,6 +479,11 @@ bool lp_config_is_alloc_fn(const struct lp_config *c, const char *fn)
     return false;
 }
 
+static bool set_keep_debuginfo(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->keep_debuginfo);
+}
+
 static bool set_trace_children(struct lp_config *c, const char *v)
 {
     return parse_bool(v, &c->trace_children);
@@ -718,6 +723,9 @@ const struct lp_option lp_options[] = {
     {"unwind", "libunwind", "libunwind|fp",
      "stack capture: exact DWARF unwinding, or frame pointers (fastest)",
      set_unwind, 0},
+    {"keep_debuginfo", "no", "yes|no",
+     "yes: frames in objects the program dlclose'd are still named (Valgrind's --keep-debuginfo); no: ???, as Memcheck's default",
+     set_keep_debuginfo, LP_OPT_BOOL},
     {"trace_children", "no", "yes|no",
      "yes: also profile programs started with exec (forked children always are)",
      set_trace_children, LP_OPT_BOOL},

@@ -58,6 +58,7 @@ struct lp_config {
                              blocks allocated since the previous signal */
     uint64_t sample_bytes;
     bool unwind_fp;
+    bool keep_debuginfo; /* frames of dlclose'd objects named (Valgrind's) */
     bool trace_children;
     /* Comma-separated glob patterns (? and *) on the path an exec'd
      * program was started with: matching programs run untraced. */

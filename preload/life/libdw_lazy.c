@@ -98,6 +98,10 @@
        char **file, Elf **elf), \
       (m, ud, name, base, file, elf), -1) \
     X(int, dwfl_linux_proc_report, (Dwfl * d, pid_t pid), (d, pid), -1) \
+    X(Dwfl_Module *, dwfl_report_elf, \
+      (Dwfl * d, const char *name, const char *file, int fd, GElf_Addr base, \
+       bool add_p_vaddr), \
+      (d, name, file, fd, base, add_p_vaddr), NULL) \
     X(Dwarf_Die *, dwfl_module_addrdie, \
       (Dwfl_Module * m, Dwarf_Addr a, Dwarf_Addr *bias), (m, a, bias), NULL) \
     X(const char *, dwfl_module_addrinfo, \

@@ -44,6 +44,22 @@ if have_valgrind; then
     run_mc "$WORK/ul.mc" "--leak-check=full --show-leak-kinds=all" "$p"
     same_as_memcheck "unloaded plugin: whole report as memcheck's" "$WORK/ul.txt" "$WORK/ul.mc"
 fi
+# keep_debuginfo=yes (Valgrind's --keep-debuginfo=yes): the same frames
+# named from the plugin's file, "bigplug_make0 (bigplug.c:25)" and on, as
+# Memcheck names them; from a relative dlopen path ("./libbigplug.so"),
+# and through the launcher's spelling.
+export XDG_CACHE_HOME=$WORK/xdg-unload
+run_lp "$WORK/ulk.txt" "show_leak_kinds=all:depth=12:keep_debuginfo=yes" "$p"
+(cd "$SAMPLES" && LEAKPROF_OPTIONS="massif=0:keep_debuginfo=yes" LD_PRELOAD="$LIB" ./unload_app >/dev/null 2>"$WORK/ulr.txt")
+"$TOP/$O/leakprof" --massif=0 --keep-debuginfo=yes "$p" >/dev/null 2>"$WORK/ull.txt"
+unset XDG_CACHE_HOME
+check "keep_debuginfo=yes: the plugin's 16 frames named" [ "$(grep -c '^==[0-9]*==    by 0x[0-9A-F]*: bigplug_make[0-9]* (bigplug.c:[0-9]*)$' "$WORK/ulk.txt")" = 16 ]
+check "keep_debuginfo=yes: dlopen'd by a relative path" grep -q 'by 0x[0-9A-F]*: bigplug_make0 (bigplug.c:25)$' "$WORK/ulr.txt"
+check "--keep-debuginfo=yes on the launcher" grep -q 'by 0x[0-9A-F]*: bigplug_make0 (bigplug.c:25)$' "$WORK/ull.txt"
+if have_valgrind; then
+    run_mc "$WORK/ulk.mc" "--leak-check=full --show-leak-kinds=all --keep-debuginfo=yes" "$p"
+    same_as_memcheck "keep_debuginfo=yes: whole report as memcheck's" "$WORK/ulk.txt" "$WORK/ulk.mc"
+fi
 
 # Leaving by _exit with output still buffered, and by quick_exit: stdout
 # as native (glibc's freeres would flush the pending output, as it does
