@@ -56,6 +56,10 @@
  *                                  SIGUSR1 meanwhile (a live report stops
  *                                  them): pause must not return, the
  *                                  sleep must not end early
+ *   process_life sleepers_nobody   the same after setgid/setuid(65534)
+ *                                  when run as root (the process is then
+ *                                  not dumpable, as a server's worker),
+ *                                  and whether it is dumpable at the end
  *   process_life snapshot_at_exit  in the C.UTF-8 locale, with a thread
  *                                  run and joined, 20,000 blocks kept:
  *                                  raise SIGUSR1 (ignored) and return at
@@ -76,6 +80,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -276,6 +281,17 @@ static int sleepers(void)
     usleep(100 * 1000);
     printf("pause: %s\n", pause_returned ? "returned" : "still waiting");
     return 0;
+}
+
+static int sleepers_nobody(void)
+{
+    int rc;
+
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+        return 1;
+    rc = sleepers();
+    printf("dumpable: %d\n", prctl(PR_GET_DUMPABLE));
+    return rc;
 }
 
 static int close_all(const char *data)
@@ -565,6 +581,8 @@ int main(int argc, char **argv)
         return altstack_view();
     if (!strcmp(c, "sleepers"))
         return sleepers();
+    if (!strcmp(c, "sleepers_nobody"))
+        return sleepers_nobody();
     if (!strcmp(c, "snapshot_at_exit"))
         return snapshot_at_exit();
     if (!strcmp(c, "snapshot_exec"))

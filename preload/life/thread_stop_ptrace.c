@@ -21,6 +21,14 @@
  * The helper has no TLS of its own (it runs on our thread's), so it makes
  * its system calls itself: no errno, no libc.
  *
+ * A process that changed its credentials (a server's worker after
+ * setuid) is not dumpable, and no task without CAP_SYS_PTRACE may attach
+ * to it - the helper neither: it is made dumpable for the stop and put
+ * back after it, as LeakSanitizer does (another process of the same user
+ * could attach meanwhile, for as long as the stop lasts). Without it the
+ * signal way ran there, and each live report of an nginx worker broke its
+ * epoll_wait with EINTR (an "[info] epoll_wait() failed" line in its log).
+ *
  * Not used, and the signal way taken instead: under seccomp (a filter may
  * kill on ptrace), when a thread cannot be seized (Yama, a debugger or
  * strace already attached, no permission), or when the helper cannot be
@@ -62,7 +70,9 @@ static struct {
     struct lp_stopped_thread *slots;
     size_t cap;
     void *stack;
+    bool undumpable; /* made dumpable for the stop: put back after it */
 } job;
+
 
 /* ---- the helper's system calls (no errno: raw) ---------------------- */
 
@@ -81,6 +91,20 @@ static long raw6(long nr, long a, long b, long c, long d, long e, long f)
     return ret;
 }
 #define RAW(nr, a, b, c, d) raw6((nr), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+/* Dumpable while the helper works (see above); false when it cannot be. */
+static void dumpable_begin(void)
+{
+    job.undumpable = raw6(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0, 0) == 0 &&
+                     raw6(SYS_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0, 0) == 0;
+}
+
+static void dumpable_end(void)
+{
+    if (job.undumpable)
+        (void)raw6(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0, 0);
+    job.undumpable = false;
+}
 
 static void raw_nap(void)
 {
@@ -325,18 +349,24 @@ long lp_threads_stop_ptrace(struct lp_stopped_thread *slots, size_t cap)
     job.cap = cap;
     job.n = 0;
     job.phase = PH_GO; /* the helper starts at once */
+    dumpable_begin();
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid = clone(helper, (char *)job.stack + HELPER_STACK,
                 CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (pid <= 0)
+    if (pid <= 0) {
+        dumpable_end();
         return -1;
+    }
     job.helper = (pid_t)pid;
-    if (!wait_phase_beyond(PH_GO))
+    if (!wait_phase_beyond(PH_GO)) {
+        dumpable_end();
         return -1; /* the helper died: nothing is held */
+    }
     if (lp_load_acquire(&job.phase) == PH_REFUSED) {
         reap_helper();
+        dumpable_end();
         return -1;
     }
     return (long)job.n;
@@ -349,6 +379,7 @@ bool lp_threads_resume_ptrace(void)
     set_phase(PH_RESUME);
     if (wait_phase_beyond(PH_RESUME))
         reap_helper();
+    dumpable_end();
     return true;
 }
 

@@ -40,6 +40,19 @@ pkill -USR1 -f "^$P sleepers" 2>/dev/null
 wait $lpid; rc=$?
 "$P" sleepers >"$WORK/sl.nat"; as_native "sleepers across a live report" "$WORK/sl.out" $rc "$WORK/sl.nat" $?
 check "sleepers: the live report was taken" [ "$(cat "$WORK"/sl.[0-9]* | grep -c 'LEAK SUMMARY')" = 2 ]
+# The same in a process that dropped root (not dumpable, as an nginx
+# worker): the helper may attach once the process is made dumpable for
+# the stop, as LeakSanitizer makes it; before, the signal way ran there.
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$WORK/nobody" && chmod 777 "$WORK/nobody"
+    LPO=log=$WORK/nobody/sl.%p lp "$P" sleepers_nobody >"$WORK/sln.out" 2>/dev/null &
+    lpid=$!
+    sleep 0.5
+    pkill -USR1 -f "^$P sleepers_nobody" 2>/dev/null
+    wait $lpid; rc=$?
+    "$P" sleepers_nobody >"$WORK/sln.nat"; as_native "sleepers in a process that dropped root" "$WORK/sln.out" $rc "$WORK/sln.nat" $?
+    check "sleepers_nobody: the live report was taken" [ "$(cat "$WORK"/nobody/sl.[0-9]* | grep -c 'LEAK SUMMARY')" = 2 ]
+fi
 
 # 4c. A snapshot asked for just before exit, in a program with a locale of
 # its own: the dumper's snapshot must not overlap the exit's freeres
