@@ -58,6 +58,7 @@ static struct {
     struct lp_sym *sym;
     struct lp_supp *supp;
     bool supp_loaded;
+    unsigned supp_flavour; /* the built-ins it was read for (load_suppressions) */
     struct lp_supp *err_supp; /* heap errors' (load_error_suppressions) */
     bool err_supp_loaded;
     int preamble_pid; /* the process that printed its preamble */
@@ -96,12 +97,24 @@ static struct lp_supp *read_set(bool builtins, bool report)
     return set;
 }
 
+/* The built-in entries depend on how the process ends (read_set): a
+ * live report's set hides libstdc++'s pool, which a death by signal
+ * keeps, as Memcheck shows it. So the set is read again when that
+ * changed since (a snapshot signal, then SIGTERM: the exit report hid
+ * the pool as "suppressed"); the files are not reported twice. */
 static void load_suppressions(void)
 {
-    if (lc.supp_loaded)
+    unsigned flavour = (lp_fatal_signal_info() == NULL ? 1u : 0u) |
+                       (lp_exit_cxx_freeres_known() ? 2u : 0u);
+    bool again = lc.supp_loaded;
+
+    if (lc.supp_loaded && lc.supp_flavour == flavour)
         return;
+    if (lc.supp)
+        lp_supp_free(lc.supp);
     lc.supp_loaded = true;
-    lc.supp = read_set(true, true);
+    lc.supp_flavour = flavour;
+    lc.supp = read_set(true, !again);
 }
 
 static void find_self_obj(void)
