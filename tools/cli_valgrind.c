@@ -96,8 +96,6 @@ static const struct row {
     {"debuginfo-server", NULL,
      "debug info is found by build-id and in /usr/lib/debug"},
     {"require-text-symbol", NULL, "no such check"},
-    {"trace-children-skip-by-arg", NULL,
-     "--trace-children-skip matches the program's path"},
     {"alloc-fn", NULL, "no function can be named an allocator"},
     {"ignore-fn", NULL, "no function's allocations can be left out"},
 };

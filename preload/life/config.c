@@ -463,6 +463,11 @@ static bool set_trace_children_skip(struct lp_config *c, const char *v)
     return copy_path(c->trace_children_skip, v);
 }
 
+static bool set_trace_children_skip_by_arg(struct lp_config *c, const char *v)
+{
+    return copy_path(c->trace_children_skip_by_arg, v);
+}
+
 static bool set_verbosity(struct lp_config *c, const char *v)
 {
     return parse_int(v, 0, 10, &c->verbosity);
@@ -695,6 +700,9 @@ const struct lp_option lp_options[] = {
     {"trace_children_skip", "", "PATTERN,...",
      "exec'd programs whose path matches a pattern (* and ?) run untraced",
      set_trace_children_skip, 0},
+    {"trace_children_skip_by_arg", "", "PATTERN,...",
+     "exec'd programs with an argument (argv[0] too) that matches a pattern run untraced",
+     set_trace_children_skip_by_arg, 0},
     {"verbosity", "0", "N (0..10)",
      "1: list the used suppressions (as valgrind -s) and print Parent PID",
      set_verbosity, 0},

@@ -59,6 +59,8 @@ struct lp_config {
     /* Comma-separated glob patterns (? and *) on the path an exec'd
      * program was started with: matching programs run untraced. */
     char trace_children_skip[LP_CONFIG_PATH_MAX];
+    /* The same patterns on each of its arguments, argv[0] included. */
+    char trace_children_skip_by_arg[LP_CONFIG_PATH_MAX];
     bool log_json;
     char sarif[LP_CONFIG_PATH_MAX];
     bool xml;                         /* xml=yes: Memcheck's XML at exit */
