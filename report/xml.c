@@ -121,8 +121,13 @@ void lp_xml_begin(FILE *out, const struct lp_xml_head *h)
         fputs("</line>\n", out);
     }
     fprintf(out, "</preamble>\n\n<pid>%d</pid>\n<ppid>%d</ppid>\n"
-                 "<tool>memcheck</tool>\n\n<args>\n  <vargv>\n",
+                 "<tool>memcheck</tool>\n",
             h->pid, h->ppid);
+    /* As Valgrind's --xml-user-comment: the text as given, unescaped
+     * (it may hold markup of its own), an empty one too. */
+    if (h->user_comment)
+        fprintf(out, "<usercomment>%s</usercomment>\n", h->user_comment);
+    fputs("\n<args>\n  <vargv>\n", out);
     element(out, 4, "exe", h->vargv_exe ? h->vargv_exe : "leakprof");
     for (i = 0; i < h->nvargv; i++)
         element(out, 4, "arg", h->vargv[i]);

@@ -84,7 +84,6 @@ static const struct row {
     /* Refused whatever the value. */
     {"xml-socket", NULL,
      "the XML goes to a file (--xml-file=FILE) or a descriptor (--xml-fd=N)"},
-    {"xml-user-comment", NULL, "the XML carries no user comment"},
     {"xtree-leak-file", NULL, "leak profiles are pprof files (--pprof=FILE)"},
     {"xtree-memory-file", NULL, "heap profiles are massif and pprof files"},
     {"log-socket", NULL, "the report goes to stderr or to --log-file=FILE"},

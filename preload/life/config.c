@@ -370,6 +370,15 @@ static bool set_xml_fd(struct lp_config *c, const char *v)
     return true;
 }
 
+/* Valgrind's --xml-user-comment: copied into the XML as it is. */
+static bool set_xml_user_comment(struct lp_config *c, const char *v)
+{
+    if (!copy_path(c->xml_user_comment, v))
+        return false;
+    c->xml_user_comment_set = true;
+    return true;
+}
+
 static bool set_pprof(struct lp_config *c, const char *v)
 {
     return *v && copy_path(c->pprof, v);
@@ -660,6 +669,8 @@ const struct lp_option lp_options[] = {
      set_xml_file, 0},
     {"xml_fd", "none", "N|none", "xml=yes writes to descriptor N (Valgrind's --xml-fd)",
      set_xml_fd, 0},
+    {"xml_user_comment", NULL, "STR", "copy STR verbatim into the XML (Valgrind's option)",
+     set_xml_user_comment, 0},
     {"pprof", NULL, "FILE",
      "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
      set_pprof, 0},

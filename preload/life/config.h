@@ -66,6 +66,8 @@ struct lp_config {
     bool xml;                         /* xml=yes: Memcheck's XML at exit */
     char xml_file[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
     int xml_fd;                       /* -1: none */
+    bool xml_user_comment_set;        /* <usercomment> (even empty) */
+    char xml_user_comment[LP_CONFIG_PATH_MAX]; /* verbatim */
     char pprof[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
     char html[LP_CONFIG_PATH_MAX];  /* "" = none; %p expands */
     bool gen_suppressions;
