@@ -63,7 +63,6 @@ static const struct row {
     {"track-origins", "no", "leakprof reports no uninitialised-value errors"},
     /* What leakprof does, when the value says so. */
     {"read-inline-info", "yes", "inlined frames are always shown"},
-    {"show-below-main", "no", "stacks end at main, as Valgrind's by default"},
     {"merge-recursive-frames", "0", "recursive calls show frame by frame"},
     {"error-limit", "yes|no", NULL},
     {"exit-on-first-error", "no", "the program always runs to its end"},
@@ -89,7 +88,6 @@ static const struct row {
     {"log-socket", NULL, "the report goes to stderr or to --log-file=FILE"},
     {"db-attach", NULL, "attach gdb to the running program instead"},
     {"db-command", NULL, "attach gdb to the running program instead"},
-    {"fullpath-after", NULL, "source files show as the debug info names them"},
     {"extra-debuginfo-path", NULL,
      "debug info is found by build-id and in /usr/lib/debug"},
     {"debuginfo-server", NULL,

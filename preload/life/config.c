@@ -284,6 +284,27 @@ static bool set_demangle(struct lp_config *c, const char *v)
     return parse_bool_not(v, &c->no_demangle);
 }
 
+static bool set_show_below_main(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->show_below_main);
+}
+
+/* Valgrind's --fullpath-after: each value is kept, in order (the first
+ * found in a directory wins), an empty one too. */
+static bool set_fullpath_after(struct lp_config *c, const char *v)
+{
+    size_t used = 0, n = strlen(v);
+    int i;
+
+    for (i = 0; i < c->nfullpath_after; i++)
+        used += strlen(c->fullpath_after + used) + 1;
+    if (used + n + 1 > sizeof(c->fullpath_after))
+        return false;
+    memcpy(c->fullpath_after + used, v, n + 1);
+    c->nfullpath_after++;
+    return true;
+}
+
 /* A fill byte as Valgrind takes it: hexadecimal, 0x optional; or none. */
 static bool parse_fill(const char *v, int *out)
 {
@@ -646,6 +667,12 @@ const struct lp_option lp_options[] = {
     {"demangle", "yes", "yes|no",
      "no: C++ frames by their linkage names, as Valgrind's --demangle=no",
      set_demangle, LP_OPT_BOOL},
+    {"show_below_main", "no", "yes|no",
+     "yes: stacks go on below main, its callers by their names (Valgrind's --show-below-main)",
+     set_show_below_main, LP_OPT_BOOL},
+    {"fullpath_after", NULL, "STRING",
+     "frames show source paths, less all up to STRING (the first found of those given; empty: whole)",
+     set_fullpath_after, 0},
     {"malloc_fill", "none", "0xNN|none",
      "set each byte of a new block (calloc's excepted) to NN (Memcheck's --malloc-fill)",
      set_malloc_fill, 0},

@@ -39,6 +39,11 @@ struct lp_config {
     int leak_resolution;              /* frames to agree on; 0: all */
     bool time_stamp;                  /* report lines stamped */
     bool no_demangle;                 /* demangle=no */
+    bool show_below_main;             /* frames below main by their names */
+    /* fullpath_after: each value given, NUL-terminated, one after the
+     * other (an empty one too): frames show their source paths. */
+    char fullpath_after[LP_CONFIG_PATH_MAX];
+    int nfullpath_after;
     int malloc_fill, free_fill;       /* a byte, or -1: none */
     char error_markers[256];          /* "BEGIN,END", or "" */
     int error_exitcode;
