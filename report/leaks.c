@@ -308,12 +308,32 @@ unsigned lp_leaks_nips(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
     return nips < want ? nips : want;
 }
 
+/* show_below_main: after _start, the "???" frames Memcheck's unwinder
+ * makes of the words past _start's frame (lp_sym_below_main), as many as
+ * its depth leaves room for: it counts addresses, not inlined frames. */
+static int past_start(struct lp_sym_frame *out, int n, int max,
+                      const struct lp_sym_below_main *below)
+{
+    int addrs = 0, i;
+
+    for (i = 0; i < n; i++)
+        addrs += !out[i].inlined;
+    for (i = 0; i < below->n && n < max &&
+                (below->depth <= 0 || addrs < below->depth);
+         i++, addrs++, n++) {
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].addr = below->past[i] - 1;
+    }
+    return n;
+}
+
 /* The frames Memcheck shows for ips: cut at main, names below it
  * replaced. alloc_head: ips[0] is our allocation hook (head_frames); else
  * the exact instruction where a thread was, with its inlined callers. */
 static int frames_of(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
                      struct lp_sym_frame *out, int max, bool alloc_head)
 {
+    const struct lp_sym_below_main *below = lp_sym_below_main();
     struct lp_sym_frame f[LP_SYM_MAX_INLINE];
     unsigned used = nips, i, took;
     int n = 0, k, got;
@@ -321,8 +341,9 @@ static int frames_of(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
     if (max <= 0 || nips == 0)
         return 0;
     /* Valgrind's apply_StackTrace: from the outermost frame inwards, the
-     * stack ends at each main or below-main function seen, main final. */
-    for (i = nips; i-- > 0;) {
+     * stack ends at each main or below-main function seen, main final;
+     * unless show_below_main=yes. */
+    for (i = below->on ? 0 : nips; i-- > 0;) {
         enum lp_fn_kind kind = lp_sym_fn_kind(lp_sym_function(sym, ips[i], i > 0));
 
         if (kind != LP_FN_NORMAL)
@@ -341,11 +362,14 @@ static int frames_of(struct lp_sym *sym, const uintptr_t *ips, unsigned nips,
         }
         for (k = 0; k < got && n < max; k++) {
             out[n] = f[k];
-            if (lp_sym_fn_kind(f[k].fn) == LP_FN_BELOW_MAIN)
+            if (!below->on && lp_sym_fn_kind(f[k].fn) == LP_FN_BELOW_MAIN)
                 out[n].fn = out[n].mangled = LP_SYM_BELOW_MAIN;
             n++;
         }
     }
+    if (below->on && used == nips && n > 0 && out[n - 1].fn != NULL &&
+        strcmp(out[n - 1].fn, "_start") == 0)
+        n = past_start(out, n, max, below);
     return n;
 }
 

@@ -147,6 +147,20 @@ int lp_sym_describe(const struct lp_sym_frame *f, const char *self_obj,
                     char *buf, size_t n);
 
 /*
+ * Valgrind's --fullpath-after (fullpath_after=): from now on
+ * lp_sym_describe shows a frame's source file with its directory, less
+ * the part up to and including the first of the n values in list (each
+ * NUL-terminated, one after the other; kept, not copied) that the
+ * directory holds. n == 0: the base name, as by default.
+ */
+void lp_sym_set_fullpath_after(const char *list, int n);
+
+/* A frame's source directory as Memcheck's XML <dir> gives it: the path
+ * up to its last '/', under the compilation directory when relative.
+ * Writes at most n bytes; returns the length it needed (0: none). */
+int lp_sym_frame_dir(const struct lp_sym_frame *f, char *buf, size_t n);
+
+/*
  * Valgrind's classification of a function name (Vg_FnNameKind): "main";
  * below main: __libc_start_main, __libc_start_main.*, __libc_start_call_main,
  * generic_start_main, generic_start_main.*, _start, and LP_SYM_BELOW_MAIN
@@ -156,6 +170,22 @@ enum lp_fn_kind lp_sym_fn_kind(const char *fn);
 
 /* True when fn is main or a "below main" function, where stacks stop. */
 bool lp_sym_is_below_main(const char *fn);
+
+/*
+ * Valgrind's --show-below-main (show_below_main=): with on, stacks do
+ * not stop at main and the functions below it keep their names. past,
+ * n: the words Memcheck's unwinder reads as return addresses past
+ * _start's frame (its last-ditch step: the word at the stack pointer,
+ * until a 0 or 1), which it prints as "???" frames at each word - 1;
+ * depth: its --num-callers, which counts them. Kept, not copied.
+ */
+struct lp_sym_below_main {
+    bool on;
+    const uintptr_t *past;
+    int n, depth;
+};
+void lp_sym_set_below_main(const struct lp_sym_below_main *b);
+const struct lp_sym_below_main *lp_sym_below_main(void);
 
 /*
  * Demangle a C++ linkage name ("_Znwm" -> "operator new(unsigned long)")

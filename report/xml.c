@@ -121,8 +121,13 @@ void lp_xml_begin(FILE *out, const struct lp_xml_head *h)
         fputs("</line>\n", out);
     }
     fprintf(out, "</preamble>\n\n<pid>%d</pid>\n<ppid>%d</ppid>\n"
-                 "<tool>memcheck</tool>\n\n<args>\n  <vargv>\n",
+                 "<tool>memcheck</tool>\n",
             h->pid, h->ppid);
+    /* As Valgrind's --xml-user-comment: the text as given, unescaped
+     * (it may hold markup of its own), an empty one too. */
+    if (h->user_comment)
+        fprintf(out, "<usercomment>%s</usercomment>\n", h->user_comment);
+    fputs("\n<args>\n  <vargv>\n", out);
     element(out, 4, "exe", h->vargv_exe ? h->vargv_exe : "leakprof");
     for (i = 0; i < h->nvargv; i++)
         element(out, 4, "arg", h->vargv[i]);
@@ -143,28 +148,25 @@ void lp_xml_finished(FILE *out, uint64_t ms)
     status(out, "FINISHED", ms);
 }
 
-/* A frame's directory, as Memcheck's: the source path up to its last
- * '/', under the compilation directory when relative. */
+/* A frame's directory, as Memcheck's (lp_sym_frame_dir). */
 static void frame_dir(FILE *out, const struct lp_sym_frame *f)
 {
-    const char *slash = f->path ? strrchr(f->path, '/') : NULL;
-    int len = slash ? (int)(slash - f->path) : 0;
+    char small[1024], *dir = small;
+    int len = lp_sym_frame_dir(f, small, sizeof(small));
 
-    if (len == 0 && !f->comp_dir)
+    if (len <= 0)
         return;
+    if (len >= (int)sizeof(small)) {
+        dir = malloc((size_t)len + 1);
+        if (dir == NULL)
+            return;
+        lp_sym_frame_dir(f, dir, (size_t)len + 1);
+    }
     fputs("      <dir>", out);
-    if (f->comp_dir && (len == 0 || f->path[0] != '/')) {
-        lp_xml_text(out, f->comp_dir);
-        if (len)
-            putc('/', out);
-    }
-    if (len) {
-        char *d = strndup(f->path, (size_t)len);
-
-        lp_xml_text(out, d);
-        free(d);
-    }
+    lp_xml_text(out, dir);
     fputs("</dir>\n", out);
+    if (dir != small)
+        free(dir);
 }
 
 /* A frame of our own library (the allocator's hook) is written as

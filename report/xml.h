@@ -12,7 +12,8 @@
  * The document, in the order Memcheck writes it:
  *   <?xml version="1.0"?> <valgrindoutput> <protocolversion>4
  *   <protocoltool>memcheck <preamble> (our tool line, Command:) <pid>
- *   <ppid> <tool>memcheck <args> (<vargv>: the launcher and its options;
+ *   <ppid> <tool>memcheck [<usercomment>] <args> (<vargv>: the launcher
+ *   and its options;
  *   <argv>: the program) <status> RUNNING        -- lp_xml_begin
  *   <status> FINISHED                             -- lp_xml_finished
  *   one <error> per loss record the text report prints, each followed
@@ -35,6 +36,7 @@ struct lp_xml_head {
     const char *const *vargv;       /* the options, as --key=value */
     int nvargv;
     uint64_t start_ms;              /* RUNNING's time */
+    const char *user_comment;       /* <usercomment>, verbatim; NULL: none */
 };
 
 /*

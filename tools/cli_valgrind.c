@@ -63,7 +63,6 @@ static const struct row {
     {"track-origins", "no", "leakprof reports no uninitialised-value errors"},
     /* What leakprof does, when the value says so. */
     {"read-inline-info", "yes", "inlined frames are always shown"},
-    {"show-below-main", "no", "stacks end at main, as Valgrind's by default"},
     {"merge-recursive-frames", "0", "recursive calls show frame by frame"},
     {"error-limit", "yes|no", NULL},
     {"exit-on-first-error", "no", "the program always runs to its end"},
@@ -83,21 +82,18 @@ static const struct row {
     /* Refused whatever the value. */
     {"xml-socket", NULL,
      "the XML goes to a file (--xml-file=FILE) or a descriptor (--xml-fd=N)"},
-    {"xml-user-comment", NULL, "the XML carries no user comment"},
     {"xtree-leak-file", NULL, "leak profiles are pprof files (--pprof=FILE)"},
     {"xtree-memory-file", NULL, "heap profiles are massif and pprof files"},
     {"log-socket", NULL, "the report goes to stderr or to --log-file=FILE"},
     {"db-attach", NULL, "attach gdb to the running program instead"},
     {"db-command", NULL, "attach gdb to the running program instead"},
-    {"fullpath-after", NULL, "source files show as the debug info names them"},
     {"extra-debuginfo-path", NULL,
      "debug info is found by build-id and in /usr/lib/debug"},
     {"debuginfo-server", NULL,
      "debug info is found by build-id and in /usr/lib/debug"},
     {"require-text-symbol", NULL, "no such check"},
-    {"trace-children-skip-by-arg", NULL,
-     "--trace-children-skip matches the program's path"},
-    {"ignore-fn", NULL, "no function's allocations can be left out"},
+    {"ignore-fn", NULL,
+     "no function's allocations can be left out of the heap (--alloc-fn folds a wrapper into its callers)"},
 };
 
 /* Is v one of the '|'-separated words of list? */

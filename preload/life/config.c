@@ -284,6 +284,27 @@ static bool set_demangle(struct lp_config *c, const char *v)
     return parse_bool_not(v, &c->no_demangle);
 }
 
+static bool set_show_below_main(struct lp_config *c, const char *v)
+{
+    return parse_bool(v, &c->show_below_main);
+}
+
+/* Valgrind's --fullpath-after: each value is kept, in order (the first
+ * found in a directory wins), an empty one too. */
+static bool set_fullpath_after(struct lp_config *c, const char *v)
+{
+    size_t used = 0, n = strlen(v);
+    int i;
+
+    for (i = 0; i < c->nfullpath_after; i++)
+        used += strlen(c->fullpath_after + used) + 1;
+    if (used + n + 1 > sizeof(c->fullpath_after))
+        return false;
+    memcpy(c->fullpath_after + used, v, n + 1);
+    c->nfullpath_after++;
+    return true;
+}
+
 /* A fill byte as Valgrind takes it: hexadecimal, 0x optional; or none. */
 static bool parse_fill(const char *v, int *out)
 {
@@ -367,6 +388,15 @@ static bool set_xml_fd(struct lp_config *c, const char *v)
     if (!parse_int(v, 0, 1 << 20, &c->xml_fd))
         return false;
     c->xml_file[0] = '\0';
+    return true;
+}
+
+/* Valgrind's --xml-user-comment: copied into the XML as it is. */
+static bool set_xml_user_comment(struct lp_config *c, const char *v)
+{
+    if (!copy_path(c->xml_user_comment, v))
+        return false;
+    c->xml_user_comment_set = true;
     return true;
 }
 
@@ -492,6 +522,11 @@ static bool set_trace_children(struct lp_config *c, const char *v)
 static bool set_trace_children_skip(struct lp_config *c, const char *v)
 {
     return copy_path(c->trace_children_skip, v);
+}
+
+static bool set_trace_children_skip_by_arg(struct lp_config *c, const char *v)
+{
+    return copy_path(c->trace_children_skip_by_arg, v);
 }
 
 static bool set_verbosity(struct lp_config *c, const char *v)
@@ -663,6 +698,12 @@ const struct lp_option lp_options[] = {
     {"demangle", "yes", "yes|no",
      "no: C++ frames by their linkage names, as Valgrind's --demangle=no",
      set_demangle, LP_OPT_BOOL},
+    {"show_below_main", "no", "yes|no",
+     "yes: stacks go on below main, its callers by their names (Valgrind's --show-below-main)",
+     set_show_below_main, LP_OPT_BOOL},
+    {"fullpath_after", NULL, "STRING",
+     "frames show source paths, less all up to STRING (the first found of those given; empty: whole)",
+     set_fullpath_after, 0},
     {"malloc_fill", "none", "0xNN|none",
      "set each byte of a new block (calloc's excepted) to NN (Memcheck's --malloc-fill)",
      set_malloc_fill, 0},
@@ -686,6 +727,8 @@ const struct lp_option lp_options[] = {
      set_xml_file, 0},
     {"xml_fd", "none", "N|none", "xml=yes writes to descriptor N (Valgrind's --xml-fd)",
      set_xml_fd, 0},
+    {"xml_user_comment", NULL, "STR", "copy STR verbatim into the XML (Valgrind's option)",
+     set_xml_user_comment, 0},
     {"pprof", NULL, "FILE",
      "also write a gzipped pprof heap profile (%p: pid; FILE.N on each snapshot signal)",
      set_pprof, 0},
@@ -732,6 +775,9 @@ const struct lp_option lp_options[] = {
     {"trace_children_skip", "", "PATTERN,...",
      "exec'd programs whose path matches a pattern (* and ?) run untraced",
      set_trace_children_skip, 0},
+    {"trace_children_skip_by_arg", "", "PATTERN,...",
+     "exec'd programs with an argument (argv[0] too) that matches a pattern run untraced",
+     set_trace_children_skip_by_arg, 0},
     {"verbosity", "0", "N (0..10)",
      "1: list the used suppressions (as valgrind -s) and print Parent PID",
      set_verbosity, 0},

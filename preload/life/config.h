@@ -39,6 +39,11 @@ struct lp_config {
     int leak_resolution;              /* frames to agree on; 0: all */
     bool time_stamp;                  /* report lines stamped */
     bool no_demangle;                 /* demangle=no */
+    bool show_below_main;             /* frames below main by their names */
+    /* fullpath_after: each value given, NUL-terminated, one after the
+     * other (an empty one too): frames show their source paths. */
+    char fullpath_after[LP_CONFIG_PATH_MAX];
+    int nfullpath_after;
     int malloc_fill, free_fill;       /* a byte, or -1: none */
     char error_markers[256];          /* "BEGIN,END", or "" */
     int error_exitcode;
@@ -63,11 +68,15 @@ struct lp_config {
     /* Comma-separated glob patterns (? and *) on the path an exec'd
      * program was started with: matching programs run untraced. */
     char trace_children_skip[LP_CONFIG_PATH_MAX];
+    /* The same patterns on each of its arguments, argv[0] included. */
+    char trace_children_skip_by_arg[LP_CONFIG_PATH_MAX];
     bool log_json;
     char sarif[LP_CONFIG_PATH_MAX];
     bool xml;                         /* xml=yes: Memcheck's XML at exit */
     char xml_file[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
     int xml_fd;                       /* -1: none */
+    bool xml_user_comment_set;        /* <usercomment> (even empty) */
+    char xml_user_comment[LP_CONFIG_PATH_MAX]; /* verbatim */
     char pprof[LP_CONFIG_PATH_MAX]; /* "" = none; %p expands */
     char html[LP_CONFIG_PATH_MAX];  /* "" = none; %p expands */
     bool gen_suppressions;

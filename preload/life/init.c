@@ -103,6 +103,10 @@ bool lp_init_slow(void)
     }
     lp_line_style_set(lp_config.time_stamp, lp_config.error_markers);
     lp_sym_set_demangle(!lp_config.no_demangle);
+    lp_sym_set_fullpath_after(lp_config.fullpath_after,
+                              lp_config.nfullpath_after);
+    lp_sym_set_below_main(&(struct lp_sym_below_main){
+        .on = lp_config.show_below_main, .depth = lp_config.depth });
     lp_exit_lists_init();
     lp_rules_file_init();
     lp_freed_set_volume(lp_config.freelist_vol);

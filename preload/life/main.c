@@ -41,17 +41,34 @@
 #include "preload/hot/stack_walk.h"
 
 /* trace_children_skip: is this exec'd program one to leave alone? Its
- * path is the one it was exec'd with, as Valgrind matches it. */
-static bool skipped_child(void)
+ * path is the one it was exec'd with, as Valgrind matches it. With
+ * trace_children_skip_by_arg, the same for any of its arguments: argv[0]
+ * too (Valgrind 3.19 skips a child exec'd with argv[0] "zeta0" for the
+ * pattern zeta0). */
+static bool skipped_child(char **argv)
 {
     const char *path = (const char *)getauxval(AT_EXECFN);
+    const char *by_arg = lp_config.trace_children_skip_by_arg;
 
-    return lp_config.exec_child && lp_config.trace_children_skip[0] && path &&
-           lp_config_glob_list(lp_config.trace_children_skip, path);
+    if (!lp_config.exec_child)
+        return false;
+    if (lp_config.trace_children_skip[0] && path &&
+        lp_config_glob_list(lp_config.trace_children_skip, path))
+        return true;
+    for (; by_arg[0] && argv != NULL && *argv != NULL; argv++)
+        if (lp_config_glob_list(by_arg, *argv))
+            return true;
+    return false;
 }
 
-__attribute__((constructor(101))) static void leakprof_init(void)
+/* glibc calls an object's constructors with the program's argc, argv
+ * and environment. */
+__attribute__((constructor(101))) static void leakprof_init(int argc,
+                                                            char **argv,
+                                                            char **envp)
 {
+    (void)argc;
+    (void)envp;
     lp_track_init();
     /* In every mode, secure too: the hooks pass through to these. dlsym's
      * own allocations, if any, are not the program's. */
@@ -65,7 +82,7 @@ __attribute__((constructor(101))) static void leakprof_init(void)
     lp_diag_init();
     lp_root_dir_init();
     lp_sym_open = lp_root_open; /* a chrooted program's maps */
-    if (skipped_child()) {
+    if (skipped_child(argv)) {
         /* Run as if we were not loaded, and so do its own children. */
         lp_store_release(&lp_state, LP_STATE_DONE);
         lp_guard_held = true;

@@ -45,6 +45,7 @@
 #include "preload/hot/guard.h"
 #include "preload/life/exit.h"
 #include "preload/life/sigchain.h"
+#include "report/symbolize.h"
 
 
 typedef int (*main_fn)(int, char **, char **);
@@ -79,6 +80,35 @@ static int wrapped_main(int argc, char **argv, char **envp)
     return rc;
 }
 
+/*
+ * show_below_main: what Memcheck shows past _start. _start (glibc's
+ * x86-64 start.S) aligns the stack at argc's slot, pushes a filler word
+ * (rax) and then the stack pointer (stack_end, our argument), and calls
+ * us. Memcheck's unwinder finds no return address for _start and takes
+ * the words from there on as return addresses instead, up to argc's slot
+ * (measured with Valgrind 3.19: "by 0x1FFF0005F7: ???", "by 0x37: ???",
+ * and "by 0x2: ???" more with argc 3), ending early at a 0 or 1. The
+ * words are read here, where they are known to be that frame.
+ */
+static void note_past_start(int argc, void *stack_end)
+{
+    static uintptr_t past[3];
+    struct lp_sym_below_main b = *lp_sym_below_main();
+    uintptr_t w[3];
+    int i;
+
+    if (!b.on || stack_end == NULL || ((uintptr_t)stack_end & 15) != 8)
+        return;
+    w[0] = (uintptr_t)stack_end;
+    w[1] = *(const uintptr_t *)stack_end;
+    w[2] = (uintptr_t)argc;
+    for (i = 0; i < 3 && w[i] > 1; i++)
+        past[i] = w[i];
+    b.past = past;
+    b.n = i;
+    lp_sym_set_below_main(&b);
+}
+
 LP_EXPORT int __libc_start_main(main_fn main, int argc, char **argv,
                                 void (*init)(void), void (*fini)(void),
                                 void (*rtld_fini)(void), void *stack_end)
@@ -88,6 +118,7 @@ LP_EXPORT int __libc_start_main(main_fn main, int argc, char **argv,
 
     real_main = main;
     lp_process.main_wrapped = true;
+    note_past_start(argc, stack_end);
     return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
 }
 

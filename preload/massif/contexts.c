@@ -37,6 +37,7 @@ enum {
     V_MAIN = 2u,       /* in main */
     V_BELOW_MAIN = 4u, /* in a function below main */
     V_KNOWN = 8u,
+    V_START = 16u,     /* in _start */
 };
 
 struct verdicts {
@@ -76,6 +77,8 @@ static unsigned judge(struct lp_sym *sym, uintptr_t ip)
 
     if (is_alloc_fn(fn))
         v |= V_ALLOC;
+    if (fn != NULL && strcmp(fn, "_start") == 0)
+        v |= V_START;
     switch (lp_sym_fn_kind(fn)) {
     case LP_FN_MAIN:
         v |= V_MAIN;
@@ -330,6 +333,34 @@ static bool main_follows(struct verdicts *t, const struct lp_stack *s,
     return false;
 }
 
+static bool verdict_is_start(struct ctxs *x, const struct lp_stack *s,
+                             unsigned nf)
+{
+    return nf > 0 && (verdict(&x->t, lp_stack_frame(s, nf - 1)) & V_START);
+}
+
+/* show_below_main=yes: past a stack's end in _start, the "???" frames
+ * Massif's unwinder makes of the words past _start's frame, as in the
+ * leak report (lp_sym_below_main); frames nf, nf + 1, ... stand for
+ * them. */
+static bool past_start_step(struct ctxs *x, struct cursor *cu,
+                            const struct lp_stack *s, unsigned nf,
+                            uintptr_t *ip)
+{
+    const struct lp_sym_below_main *b = lp_sym_below_main();
+    unsigned j = cu->next - nf;
+
+    if (cu->next < nf || j >= (unsigned)b->n || nf >= MAX_NEXT - 4 ||
+        (j == 0 && !verdict_is_start(x, s, nf))) {
+        cu->flags |= C_END;
+        return false;
+    }
+    *ip = b->past[j];
+    cu->next++;
+    cu->kept++;
+    return true;
+}
+
 /* The next kept frame of stack s into *ip, as massif's filter keeps
  * them: past the allocation functions on top, without zero frames and
  * our own library's, at most depth of them, ending with main when main
@@ -356,12 +387,17 @@ static bool cursor_step(struct ctxs *x, struct cursor *cu,
         goto end;
     for (i = cu->next; i < nf && dropped(lp_stack_frame(s, i)); i++)
         ;
+    if (i >= nf && lp_config.show_below_main) {
+        cu->next = i;
+        return past_start_step(x, cu, s, nf, ip);
+    }
     if (i >= nf)
         goto end;
     *ip = lp_stack_frame(s, i);
     cu->next = i + 1;
     cu->kept++;
-    v = verdict(&x->t, *ip);
+    /* show_below_main=yes: no cut at main (Massif's --show-below-main). */
+    v = lp_config.show_below_main ? 0 : verdict(&x->t, *ip);
     if (v & V_MAIN) {
         cu->flags |= C_END; /* main is the last frame */
     } else if ((v & V_BELOW_MAIN) && !(cu->flags & C_BELOW)) {

@@ -193,7 +193,8 @@ static int sym_label(void *ctx, uintptr_t ip, const char **out, int max)
         int len;
         char *buf;
 
-        if (lp_sym_fn_kind(f[i].fn) == LP_FN_BELOW_MAIN)
+        if (!lp_config.show_below_main &&
+            lp_sym_fn_kind(f[i].fn) == LP_FN_BELOW_MAIN)
             f[i].fn = LP_SYM_BELOW_MAIN;
         len = lp_sym_describe(&f[i], NULL, NULL, 0);
         buf = malloc((size_t)len + 1);

@@ -186,6 +186,8 @@ static int fill(FILE *f, void *arg)
     h.nvargv = vargv_of(&vargv);
     h.vargv = (const char *const *)vargv;
     h.start_ms = j->finished_ms > ran_ms ? j->finished_ms - ran_ms : 0;
+    h.user_comment =
+        lp_config.xml_user_comment_set ? lp_config.xml_user_comment : NULL;
     lp_xml_begin(f, &h);
     /* Memcheck writes a heap error when it happens: before FINISHED. */
     pthread_mutex_lock(&lock);

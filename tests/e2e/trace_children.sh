@@ -45,6 +45,32 @@ check "--trace-children-skip: the exec'd match is skipped" sh -c "[ \$(grep -c '
 run noskip --trace-children=yes --trace-children-skip='*/other'
 check "--trace-children-skip: a pattern that does not match skips nothing" [ "$(reports noskip.log)" = 3 ]
 
+# --trace-children-skip-by-arg: the same patterns on the exec'd program's
+# arguments, argv[0] included (Valgrind 3.19 skips a child exec'd with
+# argv[0] "zeta0" for the pattern zeta0); the exec'd copy here is
+# {./fork_exec, execd}.
+run byarg --trace-children=yes --trace-children-skip-by-arg='/nowhere,ex?cd'
+check "--trace-children-skip-by-arg: the first process is never skipped" has byarg.log 111 1
+check "--trace-children-skip-by-arg: argv[1] matches: skipped" sh -c "[ \$(grep -c 'HEAP SUMMARY' byarg.log) = 2 ] && ! grep -q 'execd' byarg.log"
+run byarg0 --trace-children=yes --trace-children-skip-by-arg='./fork_exec'
+check "--trace-children-skip-by-arg: argv[0] matches: skipped" sh -c "[ \$(grep -c 'HEAP SUMMARY' byarg0.log) = 2 ] && ! grep -q 'execd' byarg0.log"
+run byargno --trace-children=yes --trace-children-skip-by-arg='exec,fork_exec'
+check "--trace-children-skip-by-arg: no argument matches whole: traced" [ "$(reports byargno.log)" = 3 ]
+if have_valgrind; then
+    for pat in 'ex?cd' '*/fork_exec' 'exec,fork_exec'; do
+        rm -f vg.* lp.*
+        valgrind --trace-children=yes --trace-children-skip-by-arg="$pat" --log-file=vg.%p ./fork_exec >/dev/null 2>&1
+        "$LP" --massif=0 --trace-children=yes --trace-children-skip-by-arg="$pat" --log-file=lp.%p ./fork_exec >/dev/null 2>&1
+        # (Valgrind also logs the fork child before its exec: compare
+        # whether the exec'd program was traced, not the files.)
+        check "--trace-children-skip-by-arg=$pat: the exec'd program traced as by Valgrind" \
+            [ "$(grep -l 'Command: ./fork_exec execd' lp.* | wc -l)" = "$(grep -l 'Command: ./fork_exec execd' vg.* | wc -l)" ]
+        check "--trace-children-skip-by-arg=$pat: same leaks per process as Valgrind" \
+            diff <(cat lp.* | grep 'definitely lost:' | sed -E 's/^==[0-9]+==//' | sort) \
+                 <(cat vg.* | grep 'definitely lost:' | sed -E 's/^==[0-9]+==//' | sort)
+    done
+fi
+
 if have_valgrind; then
     # The same tree under Valgrind: the same leaks per process.
     for mode in no yes; do

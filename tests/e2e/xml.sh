@@ -151,3 +151,24 @@ check "--xml-fd, the program closes every descriptor: its leak is there" grep -q
     "$SAMPLES/fork_child" >/dev/null 2>&1)
 check "fork: one XML file per process" [ "$(ls "$WORK"/fk.*.xml 2>/dev/null | wc -l)" = 2 ]
 for f in "$WORK"/fk.*.xml; do check "fork: $(basename "$f") well-formed" py parse "$f"; done
+
+# --xml-user-comment=STR: Valgrind 3.19 copies STR as it is (no escaping:
+# it may be markup) into <usercomment>, right after <tool>; an empty STR
+# gives an empty element, no option none. In <vargv> the option itself is
+# escaped as any argument.
+uc='<a>hi & "x"</a>'
+uc_line() { sed -n '/^<tool>/{n;p;}' "$1"; }
+(cd "$WORK" && "$TOP/$O/leakprof" --massif=0 --xml=yes --xml-file=uc.%p.xml --xml-user-comment="$uc" "$SAMPLES/slow_app" >/dev/null 2>"$WORK/uc.err"); rc=$?
+f=$(ls "$WORK"/uc.*.xml 2>/dev/null | head -1)
+check "--xml-user-comment: status 0, nothing on stderr" sh -c "[ $rc = 0 ] && [ ! -s '$WORK/uc.err' ]"
+check "--xml-user-comment: verbatim after <tool>" [ "$(uc_line "$f")" = "<usercomment>$uc</usercomment>" ]
+check "--xml-user-comment: escaped in vargv" grep -qF '<arg>--xml-user-comment=&lt;a&gt;hi &amp; "x"&lt;/a&gt;</arg>' "$f"
+(cd "$WORK" && LEAKPROF_OPTIONS="massif=0:xml=yes:xml_file=uce.%p.xml:xml_user_comment=" LD_PRELOAD="$LIB" "$SAMPLES/slow_app" >/dev/null 2>&1)
+check "xml_user_comment=: an empty element" [ "$(uc_line "$(ls "$WORK"/uce.*.xml | head -1)")" = "<usercomment></usercomment>" ]
+check "no xml_user_comment: no element" sh -c "! grep -q usercomment '$(ls "$WORK"/ln.*.xml | head -1)'"
+if have_valgrind; then
+    (cd "$WORK" && valgrind --leak-check=full --xml=yes --xml-file=vuc.%p.xml --xml-user-comment="$uc" "$SAMPLES/slow_app" >/dev/null 2>&1)
+    (cd "$WORK" && valgrind --leak-check=full --xml=yes --xml-file=vuce.%p.xml --xml-user-comment= "$SAMPLES/slow_app" >/dev/null 2>&1)
+    check "--xml-user-comment: the line as valgrind's" [ "$(uc_line "$f")" = "$(uc_line "$(ls "$WORK"/vuc.*.xml | head -1)")" ]
+    check "--xml-user-comment=: the line as valgrind's" [ "$(uc_line "$(ls "$WORK"/uce.*.xml | head -1)")" = "$(uc_line "$(ls "$WORK"/vuce.*.xml | head -1)")" ]
+fi

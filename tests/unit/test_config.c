@@ -156,6 +156,18 @@ static void test_config_apply_is_strict(void **state)
     assert_true(c.quiet);
     assert_int_equal(lp_config_apply(&c, "trace_children_skip", "*/sh,*/make"), 0);
     assert_string_equal(c.trace_children_skip, "*/sh,*/make");
+    /* Valgrind's --fullpath-after: every value kept in order, an empty
+     * one too. */
+    assert_int_equal(c.nfullpath_after, 0);
+    assert_int_equal(lp_config_apply(&c, "fullpath_after", "src/"), 0);
+    assert_int_equal(lp_config_apply(&c, "fullpath_after", ""), 0);
+    assert_int_equal(lp_config_apply(&c, "fullpath_after", "/build/"), 0);
+    assert_int_equal(c.nfullpath_after, 3);
+    assert_memory_equal(c.fullpath_after, "src/\0\0/build/", 15);
+    /* --xml-user-comment= is an empty comment, not none. */
+    assert_false(c.xml_user_comment_set);
+    assert_int_equal(lp_config_apply(&c, "xml_user_comment", ""), 0);
+    assert_true(c.xml_user_comment_set);
     for (i = 0; i < LP_CONFIG_MAX_SUPP; i++)
         assert_int_equal(lp_config_apply(&c, "suppressions", "x.supp"), 0);
     assert_int_equal(lp_config_apply(&c, "suppressions", "x.supp"), -EINVAL);
