@@ -33,25 +33,26 @@ check "program's RT signals delivered after a thread stop ($out)" [ $rc = 0 -a "
 # where allowed): a thread in pause() keeps waiting, a nanosleep is not
 # cut short. Where ptrace may not be used (strace, seccomp) the signal
 # way still interrupts them: known, README.
-LPO=log=$WORK/sl.%p lp "$P" sleepers >"$WORK/sl.out" 2>/dev/null &
-lpid=$!
-sleep 0.5
-pkill -USR1 -f "^$P sleepers" 2>/dev/null
-wait $lpid; rc=$?
-"$P" sleepers >"$WORK/sl.nat"; as_native "sleepers across a live report" "$WORK/sl.out" $rc "$WORK/sl.nat" $?
-check "sleepers: the live report was taken" [ "$(cat "$WORK"/sl.[0-9]* | grep -c 'LEAK SUMMARY')" = 2 ]
+# sleepers_across CASE DIR LABEL: CASE under leakprof, a live report asked
+# for meanwhile (logs in DIR), then natively: the same output and status,
+# and the live report taken.
+sleepers_across() {
+    local c=$1 d=$2 rc
+    LPO=log=$d/sl.%p lp "$P" "$c" >"$WORK/$c.out" 2>/dev/null &
+    local lpid=$!
+    sleep 0.5
+    pkill -USR1 -f "^$P $c\$" 2>/dev/null
+    wait $lpid; rc=$?
+    "$P" "$c" >"$WORK/$c.nat"; as_native "$3" "$WORK/$c.out" $rc "$WORK/$c.nat" $?
+    check "$c: the live report was taken" [ "$(cat "$d"/sl.[0-9]* | grep -c 'LEAK SUMMARY')" = 2 ]
+}
+sleepers_across sleepers "$WORK" "sleepers across a live report"
 # The same in a process that dropped root (not dumpable, as an nginx
 # worker): the helper may attach once the process is made dumpable for
 # the stop, as LeakSanitizer makes it; before, the signal way ran there.
 if [ "$(id -u)" = 0 ]; then
     mkdir -p "$WORK/nobody" && chmod 777 "$WORK/nobody"
-    LPO=log=$WORK/nobody/sl.%p lp "$P" sleepers_nobody >"$WORK/sln.out" 2>/dev/null &
-    lpid=$!
-    sleep 0.5
-    pkill -USR1 -f "^$P sleepers_nobody" 2>/dev/null
-    wait $lpid; rc=$?
-    "$P" sleepers_nobody >"$WORK/sln.nat"; as_native "sleepers in a process that dropped root" "$WORK/sln.out" $rc "$WORK/sln.nat" $?
-    check "sleepers_nobody: the live report was taken" [ "$(cat "$WORK"/nobody/sl.[0-9]* | grep -c 'LEAK SUMMARY')" = 2 ]
+    sleepers_across sleepers_nobody "$WORK/nobody" "sleepers in a process that dropped root"
 fi
 
 # 4c. A snapshot asked for just before exit, in a program with a locale of

@@ -232,6 +232,17 @@ static void test_symbolize_describe_shapes_match_valgrind(void **state)
     assert_string_equal(buf, "0x4");
 }
 
+/* f printed with fullpath_after set to the n NUL-separated values. */
+static void assert_fullpath(const struct lp_sym_frame *f, const char *after,
+                            int n, const char *want)
+{
+    char buf[256];
+
+    lp_sym_set_fullpath_after(after, n);
+    lp_sym_describe(f, NULL, buf, sizeof(buf));
+    assert_string_equal(buf, want);
+}
+
 /* Valgrind 3.19's --fullpath-after, measured on files in /tmp/vgx/src
  * (comp_dir) and /tmp/vgx/src/sub, and on a build from /tmp/vgx/build
  * with a line table directory "../src/sub". */
@@ -244,42 +255,25 @@ static void test_symbolize_fullpath_after_as_valgrind(void **state)
     char buf[256];
 
     (void)state;
-    lp_sym_set_fullpath_after("", 1); /* --fullpath-after= */
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (/tmp/vgx/src/sub/leak.c:2)");
-    lp_sym_set_fullpath_after("vgx", 1);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (/src/sub/leak.c:2)");
+    /* --fullpath-after= */
+    assert_fullpath(&f, "", 1, "0x10918D: mk (/tmp/vgx/src/sub/leak.c:2)");
+    assert_fullpath(&f, "vgx", 1, "0x10918D: mk (/src/sub/leak.c:2)");
     /* Searched in the directory only; a match at its end leaves the
      * name alone. */
-    lp_sym_set_fullpath_after("leak", 1);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (/tmp/vgx/src/sub/leak.c:2)");
-    lp_sym_set_fullpath_after("sub", 1);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (leak.c:2)");
+    assert_fullpath(&f, "leak", 1, "0x10918D: mk (/tmp/vgx/src/sub/leak.c:2)");
+    assert_fullpath(&f, "sub", 1, "0x10918D: mk (leak.c:2)");
     /* Several: the first given that is found, not the longest cut. */
-    lp_sym_set_fullpath_after("src/\0vgx/", 2);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (sub/leak.c:2)");
-    lp_sym_set_fullpath_after("vgx/\0src/", 2);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (src/sub/leak.c:2)");
-    lp_sym_set_fullpath_after("nomatch\0", 2);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (/tmp/vgx/src/sub/leak.c:2)");
+    assert_fullpath(&f, "src/\0vgx/", 2, "0x10918D: mk (sub/leak.c:2)");
+    assert_fullpath(&f, "vgx/\0src/", 2, "0x10918D: mk (src/sub/leak.c:2)");
+    assert_fullpath(&f, "nomatch\0", 2, "0x10918D: mk (/tmp/vgx/src/sub/leak.c:2)");
     /* A relative line-table directory, under comp_dir, not normalised. */
     f.path = "../src/sub/leak.c";
     f.comp_dir = "/tmp/vgx/build";
-    lp_sym_set_fullpath_after("build", 1);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (/../src/sub/leak.c:2)");
+    assert_fullpath(&f, "build", 1, "0x10918D: mk (/../src/sub/leak.c:2)");
     /* Our own frames keep their shape. */
     lp_sym_describe(&f, "/tmp/prog", buf, sizeof(buf));
     assert_string_equal(buf, "0x10918D: mk (in /tmp/prog)");
-    lp_sym_set_fullpath_after(NULL, 0);
-    lp_sym_describe(&f, NULL, buf, sizeof(buf));
-    assert_string_equal(buf, "0x10918D: mk (leak.c:2)");
+    assert_fullpath(&f, NULL, 0, "0x10918D: mk (leak.c:2)");
 }
 
 static void test_symbolize_unknown_address_gives_one_anonymous_frame(void **state)
