@@ -73,7 +73,6 @@ static const struct row {
     {"xtree-leak", "no", "leak profiles are pprof files (--pprof=FILE)"},
     {"xtree-memory", "none", "heap profiles are massif and pprof files"},
     {"heap", "yes", "the heap is always profiled"},
-    {"heap-admin", "8", "massif counts 8 admin bytes a block"},
     {"stacks", "no", "stacks are not profiled"},
     {"pages-as-heap", "no", "the heap is profiled block by block"},
     {"stats", "no", NULL},

@@ -5,7 +5,8 @@
  * recording a snapshot when one is.
  *
  * Per event: the useful heap (sum of requested sizes), grow and shrink
- * (requested + slop + 8 over the events that grew and that shrank the
+ * (requested + slop + heap_admin, 8 unless told, over the events that
+ * grew and that shrank the
  * heap, so heap + extra = grow - shrink and massif's byte time is
  * grow + shrink), and in the i unit an event count. A normal snapshot
  * reads these running totals: O(1), whatever the number of stacks.
@@ -56,6 +57,7 @@ static struct {
     int64_t earliest_next;
     uint64_t peak_limit;
     bool enabled;
+    uint16_t admin; /* heap_admin: bytes counted a block besides its own */
     enum lp_time_unit unit;
     uint64_t t0_ns;
     /* Up to the next line: the lock's word, on this one, went back and
@@ -660,7 +662,7 @@ note_event(uint32_t id, uint64_t heap, uint64_t use, bool grows)
 
 void lp_snapshot_note(uint32_t id, size_t req, size_t usable, bool is_alloc)
 {
-    uint64_t use = (usable > req ? usable : req) + 8;
+    uint64_t use = (usable > req ? usable : req) + snap.admin;
 
     if (!lp_load_relaxed(&snap.enabled))
         return;
@@ -710,6 +712,7 @@ void lp_snapshot_init(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     snap.t0_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     snap.unit = lp_config.time_unit;
+    snap.admin = (uint16_t)lp_config.heap_admin;
     if (cap < 2)
         cap = 2;
     if (cap > MAX_SNAPS)

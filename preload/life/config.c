@@ -483,6 +483,11 @@ static bool set_unwind(struct lp_config *c, const char *v)
     return true;
 }
 
+static bool set_heap_admin(struct lp_config *c, const char *v)
+{
+    return parse_int(v, 0, 1024, &c->heap_admin);
+}
+
 static bool set_alloc_fn(struct lp_config *c, const char *v)
 {
     size_t used = 0, n = strlen(v);
@@ -751,6 +756,9 @@ const struct lp_option lp_options[] = {
      set_peak_inaccuracy, 0},
     {"depth", "30", "N (1..200)", "frames kept per allocation stack",
      set_depth, 0},
+    {"heap_admin", "8", "N (0..1024)",
+     "bytes massif counts for each block besides its own, in mem_heap_extra_B and the time (Massif's --heap-admin)",
+     set_heap_admin, 0},
     {"alloc_fn", NULL, "NAME",
      "massif's trees take function NAME (as the report names it) for an allocator, as malloc; give it again for more (Massif's --alloc-fn)",
      set_alloc_fn, 0},

@@ -55,6 +55,7 @@ struct lp_config {
     int detailed_freq, max_snapshots;
     double threshold, peak_inaccuracy;
     int depth;
+    int heap_admin; /* massif's admin bytes a block (Massif's --heap-admin) */
     /* alloc_fn=NAME, each given: more functions massif's trees take for
      * allocators (Massif's --alloc-fn), NUL-separated, "" at the end. */
     char alloc_fns[LP_CONFIG_PATH_MAX];

@@ -248,6 +248,7 @@ static void make_desc(char *out, size_t n)
         { "threshold", "--threshold=" },
         { "peak_inaccuracy", "--peak-inaccuracy=" },
         { "depth", "--depth=" },
+        { "heap_admin", "--heap-admin=" },
         { "alloc_fn", "--alloc-fn=" },
         { "sample_bytes", "--sample-bytes=" }, /* ours: estimates */
     };

@@ -259,4 +259,18 @@ for case in "1||" "2|alloc_fn=my_alloc|" "3|alloc_fn=my_alloc:alloc_fn=xmalloc|"
 done
 "$O/leakprof" -q --massif-out-file=$T/afl.out --alloc-fn=my_alloc --alloc-fn='xmalloc' ./wrap >/dev/null 2>&1
 check "--alloc-fn twice on the launcher: in desc: and the tree" 'head -1 $T/afl.out | grep -q -- "--alloc-fn=my_alloc --alloc-fn=xmalloc\$" && ! grep -q "xmalloc (" $T/afl.out' "$(head -1 $T/afl.out)"
+# heap_admin=N (Massif's --heap-admin): N bytes a block in
+# mem_heap_extra_B instead of 8, so at the peak (300 blocks live) the
+# extra moves by 300 x (N - 8) and the heap stays; 0..1024, in desc:.
+peak_extra() { grep -B4 '^heap_tree=peak' "$1" | sed -n "s/^$2=//p"; }
+for a in 0 64; do
+    LEAKPROF_OPTIONS="massif=$T/ha$a.out:heap_admin=$a" LD_PRELOAD=$LIB ./wrap >/dev/null 2>&1
+done
+LEAKPROF_OPTIONS="massif=$T/ha8.out" LD_PRELOAD=$LIB ./wrap >/dev/null 2>&1
+e0=$(peak_extra $T/ha0.out mem_heap_extra_B) e8=$(peak_extra $T/ha8.out mem_heap_extra_B) e64=$(peak_extra $T/ha64.out mem_heap_extra_B)
+check "heap_admin: extra at the peak moves by 300 x (N - 8) ($e0 $e8 $e64)" '[ $((e8 - e0)) = 2400 ] && [ $((e64 - e8)) = 16800 ]' "$e0 $e8 $e64"
+check "heap_admin: heap unchanged" '[ "$(peak_extra $T/ha0.out mem_heap_B)" = 180000 ] && [ "$(peak_extra $T/ha64.out mem_heap_B)" = 180000 ]'
+check "heap_admin=64 in desc:, strict + ms_print" 'head -1 $T/ha64.out | grep -q -- "--heap-admin=64\$" && strict_ok $T/ha64.out && ms_print_ok $T/ha64.out'
+"$O/leakprof" -q --heap-admin=2000 ./wrap >/dev/null 2>$T/ha.err; rc=$?
+check "--heap-admin=2000 refused before the program runs" '[ $rc = 1 ] && grep -q "heap-admin" $T/ha.err' "$(cat $T/ha.err)"
 finish
