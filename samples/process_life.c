@@ -60,6 +60,11 @@
  *                                  when run as root (the process is then
  *                                  not dumpable, as a server's worker),
  *                                  and whether it is dumpable at the end
+ *   process_life fork_in_handler   single-threaded: a SIGALRM handler
+ *                                  forks (the child _exits) every 3 ms
+ *                                  while main mallocs, 100 times: "forked
+ *                                  100" (the handler often interrupts our
+ *                                  bookkeeping of an allocation)
  *   process_life snapshot_at_exit  in the C.UTF-8 locale, with a thread
  *                                  run and joined, 20,000 blocks kept:
  *                                  raise SIGUSR1 (ignored) and return at
@@ -81,6 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -292,6 +298,42 @@ static int sleepers_nobody(void)
     rc = sleepers();
     printf("dumpable: %d\n", prctl(PR_GET_DUMPABLE));
     return rc;
+}
+
+static volatile sig_atomic_t handler_forks;
+
+static void fork_on_alarm(int sig)
+{
+    pid_t c = fork();
+
+    (void)sig;
+    if (c == 0)
+        _exit(7);
+    if (c > 0)
+        handler_forks++;
+}
+
+static int fork_in_handler(void)
+{
+    struct itimerval every = {{0, 3000}, {0, 3000}}, off = {{0, 0}, {0, 0}};
+    void *keep[64] = {0};
+    unsigned long i;
+    int k;
+
+    signal(SIGALRM, fork_on_alarm);
+    setitimer(ITIMER_REAL, &every, NULL);
+    for (i = 0; handler_forks < 100; i++) {
+        k = (int)(i & 63);
+        free(keep[k]);
+        keep[k] = malloc(i % 1000 + 1);
+    }
+    setitimer(ITIMER_REAL, &off, NULL);
+    while (wait(NULL) > 0)
+        ;
+    for (k = 0; k < 64; k++)
+        free(keep[k]);
+    printf("forked %d\n", (int)handler_forks);
+    return 0;
 }
 
 static int close_all(const char *data)
@@ -581,6 +623,8 @@ int main(int argc, char **argv)
         return altstack_view();
     if (!strcmp(c, "sleepers"))
         return sleepers();
+    if (!strcmp(c, "fork_in_handler"))
+        return fork_in_handler();
     if (!strcmp(c, "sleepers_nobody"))
         return sleepers_nobody();
     if (!strcmp(c, "snapshot_at_exit"))

@@ -52,6 +52,7 @@ struct lp_tcb_slot {
                              (track.h: lp_track_pass) writes both */
     unsigned in_libc;     /* guard.h: inside the real allocator or fork */
     bool fork_guard;      /* fork.c: the forking thread's guard */
+    bool fork_unlocked;   /* fork.c: its prepare took none of our locks */
     unsigned char unw_state; /* stack_walk.c */
     uintptr_t unw_lo, unw_hi;              /* stack_walk.c: this thread's stack */
     void *unw_memos;      /* stack_walk.c: its memos of earlier walks */
@@ -89,6 +90,7 @@ static inline void lp_tcb_slot_reset(void)
     lp_self.sample_rng = 0;
     lp_self.in_libc = 0;
     lp_self.fork_guard = false;
+    lp_self.fork_unlocked = false;
     lp_self.unw_state = 0;
     lp_self.unw_lo = lp_self.unw_hi = 0;
     lp_self.unw_memos = NULL;

@@ -22,6 +22,16 @@
  *   9. arena                (arena.c, spinlock; a leaf: any of the above
  *                            may need memory while holding its lock)
  * A new lock of ours is added here, at its place in the nesting.
+ *
+ * A fork from a signal handler that interrupted our own bookkeeping (a
+ * SIGALRM handler forking while main is in malloc) finds the thread
+ * inside our code: it may hold any of these locks itself, and taking
+ * them deadlocked. In a process that never had a second thread no other
+ * thread can change what they protect, so none is taken then: the child
+ * gets fresh ones, and the interrupted bookkeeping goes on in both once
+ * the handler returns, as glibc's single-threaded malloc, which takes no
+ * lock, goes on. (With other threads about such a fork is not safe with
+ * glibc's malloc either.)
  * Context: COLD (fork is rare); runs with the guard held, so nothing here
  * is tracked.
  */
@@ -38,6 +48,7 @@
 #include "preload/life/config.h"
 #include "preload/hot/freed.h"
 #include "preload/hot/guard.h"
+#include "preload/hot/nursery.h"
 #include "preload/scan/heap_errors.h"
 #include "preload/scan/leakcheck.h"
 #include "preload/life/process.h"
@@ -57,6 +68,9 @@ static void prepare(void)
     if (!held_before)
         lp_leakcheck_before_fork(); /* takes and drops the report's lock */
     lp_in_libc++; /* until parent/child: glibc's fork holds its locks */
+    lp_self.fork_unlocked = held_before && !lp_load_relaxed(&lp_any_thread);
+    if (lp_self.fork_unlocked)
+        return;
     lp_snapshot_write_lock();
     lp_leakcheck_lock();
     lp_scan_lock();
@@ -70,6 +84,11 @@ static void prepare(void)
 
 static void parent(void)
 {
+    if (lp_self.fork_unlocked) {
+        lp_in_libc--;
+        lp_guard_restore(held_before);
+        return;
+    }
     lp_arena_unlock();
     lp_heap_errors_unlock();
     lp_freed_unlock_all();
