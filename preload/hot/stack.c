@@ -465,19 +465,25 @@ static int fp_backtrace(void **buf, int max)
     return n;
 }
 
+#define CAPTURE_MAX \
+    (LP_STACK_MAX_DEPTH + 16 < LP_UNWIND_MAX ? LP_STACK_MAX_DEPTH + 16 \
+                                             : LP_UNWIND_MAX)
+
 uint32_t lp_stack_capture(void)
 {
-    void *buf[LP_STACK_MAX_DEPTH + 16 < LP_UNWIND_MAX
-                  ? LP_STACK_MAX_DEPTH + 16
-                  : LP_UNWIND_MAX];
     /* Our own frames (at most 4: capture, track, a hook, operator new),
      * the hook, depth callers, and 3 below main so that main's cut is
      * seen even on a stack exactly depth deep. */
-    int want = lp_config.depth + 8, n, i, j, k;
+    int want = lp_config.depth + 8 < CAPTURE_MAX ? lp_config.depth + 8
+                                                 : CAPTURE_MAX,
+        n, i, j, k;
+    /* As long as asked for, not the most any depth could ask: 304 bytes
+     * at depth=30, where the array for 272 frames took 2.2 KiB of every
+     * allocating stack - too much for a signal handler on an 8 KiB
+     * sigaltstack (with its kernel frame) or a small coroutine stack. */
+    void *buf[want];
     uint32_t *known = NULL, id;
 
-    if (want > (int)LP_ARRAY_SIZE(buf))
-        want = LP_ARRAY_SIZE(buf);
     if (lp_config.unwind_fp) {
         n = fp_backtrace(buf, want);
     } else {

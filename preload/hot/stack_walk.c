@@ -30,6 +30,7 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -127,6 +128,12 @@ struct thread_area {
     } set[SETS];
     unsigned pool_used;
     struct memo pool[KEYS + 1];
+    /* Not reset at thread start (a record's next thread reuses them):
+     * libunwind's own stack (by_libunwind), mapped on first need, and the
+     * registers it starts from. */
+    void *unw_stack;
+    bool unw_stack_busy;
+    unw_context_t unw_ctx;
 };
 static struct thread_area main_area;
 
@@ -186,25 +193,111 @@ static LP_COLD void probe_stack(void)
  * Fallbacks are rare (signal frames, threads we did not see start,
  * sigaltstack): the per-frame cost of stepping does not matter there.
  */
-static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
+struct unw_job {
+    unw_context_t *ctx;
+    void **buf;
+    int max, n;
+};
+
+/* Step a cursor from job->ctx: frames 0 and 1 are by_libunwind's and its
+ * caller's, buf begins at frame 2. */
+static LP_COLD void unw_steps(struct unw_job *job)
 {
-    unw_context_t ctx;
     unw_cursor_t cur;
     int m = 0;
 
-    lp_add_relaxed(&fallbacks, 1);
-    if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
-        return 0;
+    if (unw_init_local(&cur, job->ctx) != 0)
+        return;
     do {
         unw_word_t ip;
 
         if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
             break;
         if (m >= 2)
-            buf[m - 2] = (void *)ip;
+            job->buf[m - 2] = (void *)ip;
         m++;
-    } while (m < max + 2 && unw_step(&cur) > 0);
-    return m > 2 ? m - 2 : 0;
+    } while (m < job->max + 2 && unw_step(&cur) > 0);
+    job->n = m > 2 ? m - 2 : 0;
+}
+
+/*
+ * libunwind's cursor and its DWARF stepping take 6-8 KiB of stack, which
+ * a fallback's stack may not have: a signal handler on an 8 KiB
+ * sigaltstack that allocates overflowed it (our own fatal-signal handler
+ * then faulted on it again and again: a spin), and a coroutine on a
+ * small makecontext stack crashed. So the steps run on a stack of the
+ * thread's own (UNW_STACK, mapped on first need, a guard page below),
+ * from registers taken on the program's: only the context capture and
+ * our frames stay there. Threads we did not see start, and a capture
+ * nested in one (a signal handler's), step where they are, as before.
+ */
+#define UNW_STACK (128 * 1024)
+
+static LP_COLD void *unw_stack_of(struct thread_area *a)
+{
+    void *p;
+
+    if (a->unw_stack)
+        return a->unw_stack;
+    p = mmap(NULL, UNW_STACK + 4096, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    (void)mprotect(p, 4096, PROT_NONE);
+    a->unw_stack = p;
+    return p;
+}
+
+/* fn(arg) on the stack whose top is top (16-byte aligned). */
+static LP_COLD void call_on_stack(void *top, void (*fn)(struct unw_job *),
+                                  struct unw_job *arg)
+{
+    __asm__ volatile("mov %%rsp, %%rbx\n\t"
+                     "mov %0, %%rsp\n\t"
+                     "call *%1\n\t"
+                     "mov %%rbx, %%rsp"
+                     :
+                     : "r"(top), "r"(fn), "D"(arg)
+                     : "rbx", "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10",
+                       "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+                       "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+                       "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc");
+}
+
+/* The fallback's fallback, where it is (its context on the stack). */
+static LP_NOINLINE LP_COLD int unw_here(void **buf, int max)
+{
+    unw_context_t ctx;
+    struct unw_job job = { &ctx, buf, max, 0 };
+
+    if (unw_getcontext(&ctx) != 0)
+        return 0;
+    unw_steps(&job);
+    /* Frame 0 is here: the caller's frames are one further. */
+    if (job.n > 0)
+        memmove(buf, buf + 1, sizeof(*buf) * (size_t)--job.n);
+    return job.n;
+}
+
+static LP_NOINLINE LP_COLD int by_libunwind(void **buf, int max)
+{
+    struct thread_area *a = lp_self.unw_memos;
+    struct unw_job job = { NULL, buf, max, 0 };
+    char *stack;
+    int n;
+
+    lp_add_relaxed(&fallbacks, 1);
+    if (a == NULL || a->unw_stack_busy || (stack = unw_stack_of(a)) == NULL) {
+        n = unw_here(buf, max + 1 < LP_UNWIND_MAX ? max + 1 : max);
+        __asm__ volatile("" ::: "memory"); /* no tail call: a frame less */
+        return n > max ? max : n;
+    }
+    a->unw_stack_busy = true;
+    job.ctx = &a->unw_ctx;
+    if (unw_getcontext(job.ctx) == 0)
+        call_on_stack(stack + 4096 + UNW_STACK, unw_steps, &job);
+    a->unw_stack_busy = false;
+    return job.n;
 }
 
 /* The rule of a frame with a frame pointer, at a call: CFA = rbp + 16,

@@ -67,6 +67,16 @@ for i in 1 2 3; do
 done
 check "fork in a SIGALRM handler while main mallocs: 3 of 3 runs end as native ($ok)" [ $ok = 3 ]
 
+# 4b''. Allocating on small stacks: a signal handler on an 8 KiB
+# sigaltstack, a coroutine on an 8 KiB makecontext stack. The capture
+# falls back to libunwind there, whose 6-8 KiB overflowed them (a spin in
+# our fatal-signal handler, a SIGSEGV): as native in every mode.
+"$P" small_stacks >"$WORK/ss.nat"; nrc=$?
+for o in "" unwind=fp sample_bytes=4096; do
+    LPO="log=$WORK/ss.log${o:+:$o}" lp "$P" small_stacks >"$WORK/ss.out" 2>/dev/null; rc=$?
+    check "small stacks (${o:-default}): as native, report written" sh -c "[ $rc = $nrc ] && cmp -s '$WORK/ss.out' '$WORK/ss.nat' && grep -q 'ERROR SUMMARY' '$WORK/ss.log'"
+done
+
 # 4c. A snapshot asked for just before exit, in a program with a locale of
 # its own: the dumper's snapshot must not overlap the exit's freeres
 # (which unmaps the locale its thread reads: a crash in 17 runs of 20
