@@ -38,8 +38,16 @@ void lp_diag_init(void)
     struct stat st;
     int fd;
 
-    if (err.known || fstat(2, &st) != 0)
+    if (err.known)
         return;
+    if (fstat(2, &st) != 0) {
+        /* Closed at start: no stderr of the program's to write to. A
+         * descriptor 2 it opens later is its own (a data file): nothing
+         * of ours goes there (Valgrind will not start then; we run the
+         * program and lose what would have gone to stderr). */
+        err.known = true;
+        return;
+    }
     fd = lp_fd_guard_dup_high(2);
     err.dev = st.st_dev;
     err.ino = st.st_ino;

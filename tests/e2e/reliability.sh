@@ -165,6 +165,12 @@ lp "$P" close_all "$WORK/data3.out" >"$WORK/ca.out" 2>"$WORK/ca.err"; rc=$?
 check "closed everything: data file untouched" [ "$(cat "$WORK/data3.out")" = "program data" ]
 check "closed everything: report on the original stderr" grep -q '123 bytes in 1 blocks are definitely lost' "$WORK/ca.err"
 "$P" close_all "$WORK/data4.out" >"$WORK/ca.nat" 2>/dev/null; as_native "close_all" "$WORK/ca.out" $rc "$WORK/ca.nat" $?
+# Started with stderr closed (2>&-): the program's first open() is its
+# descriptor 2, its data file; the report, which had no stderr to go to,
+# was appended there.
+lp "$P" close_stderr "$WORK/data5.out" >"$WORK/cs5.out" 2>&-; rc=$?
+check "started without stderr: data file untouched" [ "$(cat "$WORK/data5.out")" = "program data" ]
+"$P" close_stderr "$WORK/data6.out" >"$WORK/cs6.nat" 2>&-; as_native "close_stderr, started without stderr" "$WORK/cs5.out" $rc "$WORK/cs6.nat" $?
 # A daemon that chroots itself into an empty jail: the leak search still
 # reads /proc and massif.out still lands in the start-up directory.
 mkdir -p "$WORK/jail"
