@@ -20,6 +20,8 @@
  *                                  close every descriptor from 3 up to the
  *                                  limit, close_range, closefrom, dup2 onto
  *                                  990..1009, close 2 and open DATA as 2
+ *   process_life close_all_raw DATA  the same with the closes made by
+ *                                  syscall(SYS_close), syscall(SYS_close_range)
  *   process_life chroot_leak DIR   leak 77 bytes, keep 55 reachable, fail a
  *                                  dlsym, chroot into the empty DIR, exit 0 (prints
  *                                  "no chroot" and exits 3 without the
@@ -92,6 +94,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -391,7 +394,7 @@ static int fork_in_handler(void)
     return 0;
 }
 
-static int close_all(const char *data)
+static int close_all(const char *data, bool raw)
 {
     long fd, max = sysconf(_SC_OPEN_MAX);
     int nul;
@@ -399,8 +402,14 @@ static int close_all(const char *data)
     sink = malloc(123);
     sink = NULL;
     for (fd = 3; fd < (max > 0 && max < 65536 ? max : 1024); fd++)
-        close((int)fd);
-    close_range(3, ~0u, 0);
+        if (raw)
+            syscall(SYS_close, (int)fd);
+        else
+            close((int)fd);
+    if (raw)
+        syscall(SYS_close_range, 3u, ~0u, 0u);
+    else
+        close_range(3, ~0u, 0);
     closefrom(3);
     nul = open("/dev/null", O_WRONLY);
     for (fd = 990; fd < 1010; fd++)
@@ -655,7 +664,9 @@ int main(int argc, char **argv)
     if (!strcmp(c, "close_stderr"))
         return close_stderr(argc > 2 ? argv[2] : "data.out");
     if (!strcmp(c, "close_all"))
-        return close_all(argc > 2 ? argv[2] : "data.out");
+        return close_all(argc > 2 ? argv[2] : "data.out", false);
+    if (!strcmp(c, "close_all_raw"))
+        return close_all(argc > 2 ? argv[2] : "data.out", true);
     if (!strcmp(c, "chroot_leak"))
         return chroot_leak(argc > 2 ? argv[2] : "jail");
     if (!strcmp(c, "exit_race"))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * seccomp_hooks.c - prctl(PR_SET_SECCOMP) and syscall(SYS_seccomp),
- * interposed: before a process puts itself in a seccomp sandbox, the
+ * interposed (and syscall's descriptor calls: below): before a process puts itself in a seccomp sandbox, the
  * files it will write at exit are made and kept open (cred_hooks.h:
  * lp_keep_outputs_now), as before a change of credentials.
  *
@@ -13,6 +13,14 @@
  * files kept, the report and the profile are written through them (and a
  * fork child of the sandboxed process, which cannot make its own log
  * file either, appends to its parent's: report_log.c).
+ *
+ * The program's raw close, close_range, dup2 and dup3 through syscall()
+ * (a daemon's "close every descriptor" loop written with syscall) go to
+ * our hooks of those functions (fs_hooks.c), which leave our own
+ * descriptors alone: before, the loop closed our copy of stderr and our
+ * kept files, our next pipe took their numbers, and the report came out
+ * on the program's stderr with "leak search failed". Our own code's
+ * calls (the guard held) stay raw.
  *
  * Each hook then does what the real function does, errno included: the
  * arguments are read as the six words the kernel takes (glibc's syscall
@@ -31,10 +39,12 @@
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "preload/life/cred_hooks.h"
 #include "preload/life/dl_next.h"
+#include "preload/hot/guard.h"
 #include "preload/lp.h"
 
 typedef int prctl_fn(int, unsigned long, unsigned long, unsigned long,
@@ -101,6 +111,20 @@ LP_EXPORT long syscall(long nr, ...)
     if (nr == SYS_seccomp &&
         (a[0] == SECCOMP_SET_MODE_STRICT || a[0] == SECCOMP_SET_MODE_FILTER))
         lp_keep_outputs_now();
+    if (!lp_guard_held) {
+        switch (nr) {
+        case SYS_close:
+            return close((int)a[0]);
+        case SYS_close_range:
+            return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
+        case SYS_dup2:
+            return dup2((int)a[0], (int)a[1]);
+        case SYS_dup3:
+            return dup3((int)a[0], (int)a[1], (int)a[2]);
+        default:
+            break;
+        }
+    }
     /* A call that returns twice, the child perhaps on a stack of its own
      * where glibc's syscall pops what the program put there: glibc's own
      * code makes it, as without us. */

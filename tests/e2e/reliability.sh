@@ -165,6 +165,13 @@ lp "$P" close_all "$WORK/data3.out" >"$WORK/ca.out" 2>"$WORK/ca.err"; rc=$?
 check "closed everything: data file untouched" [ "$(cat "$WORK/data3.out")" = "program data" ]
 check "closed everything: report on the original stderr" grep -q '123 bytes in 1 blocks are definitely lost' "$WORK/ca.err"
 "$P" close_all "$WORK/data4.out" >"$WORK/ca.nat" 2>/dev/null; as_native "close_all" "$WORK/ca.out" $rc "$WORK/ca.nat" $?
+# The same closes made by syscall(SYS_close) and syscall(SYS_close_range):
+# they closed our copy of stderr ("leak search failed", the report on the
+# program's data file's descriptor).
+lp "$P" close_all_raw "$WORK/data7.out" >"$WORK/car.out" 2>"$WORK/car.err"; rc=$?
+check "raw close syscalls: data file untouched" [ "$(cat "$WORK/data7.out")" = "program data" ]
+check "raw close syscalls: report on the original stderr" grep -q '123 bytes in 1 blocks are definitely lost' "$WORK/car.err"
+"$P" close_all_raw "$WORK/data8.out" >"$WORK/car.nat" 2>/dev/null; as_native "close_all_raw" "$WORK/car.out" $rc "$WORK/car.nat" $?
 # Started with stderr closed (2>&-): the program's first open() is its
 # descriptor 2, its data file; the report, which had no stderr to go to,
 # was appended there.
