@@ -73,6 +73,9 @@
  *                                  on an 8 KiB makecontext stack: "small
  *                                  stacks: 50 51" (a capture that falls
  *                                  back to libunwind overflowed them)
+ *   process_life nonblock_leaks    make stderr non-blocking, then leak
+ *                                  100 blocks at 100 call depths (a long
+ *                                  report at depth=100): "leaked 100"
  *   process_life snapshot_at_exit  in the C.UTF-8 locale, with a thread
  *                                  run and joined, 20,000 blocks kept:
  *                                  raise SIGUSR1 (ignored) and return at
@@ -308,6 +311,32 @@ static int sleepers_nobody(void)
     rc = sleepers();
     printf("dumpable: %d\n", prctl(PR_GET_DUMPABLE));
     return rc;
+}
+
+#define LP_SAMPLE_NOINLINE __attribute__((noinline))
+static void *deep_leaks[100];
+
+static LP_SAMPLE_NOINLINE void leak_at(int d, int i)
+{
+    if (d > 0) {
+        leak_at(d - 1, i);
+        __asm__ volatile("" ::: "memory"); /* a frame a level */
+        return;
+    }
+    deep_leaks[i] = malloc(16);
+}
+
+static int nonblock_leaks(void)
+{
+    int i;
+
+    if (fcntl(2, F_SETFL, fcntl(2, F_GETFL) | O_NONBLOCK) != 0)
+        return 1;
+    for (i = 0; i < 100; i++)
+        leak_at(i, i);
+    memset(deep_leaks, 0, sizeof(deep_leaks));
+    printf("leaked %d\n", i);
+    return 0;
 }
 
 static volatile sig_atomic_t small_calls;
@@ -689,6 +718,8 @@ int main(int argc, char **argv)
         return altstack_view();
     if (!strcmp(c, "sleepers"))
         return sleepers();
+    if (!strcmp(c, "nonblock_leaks"))
+        return nonblock_leaks();
     if (!strcmp(c, "small_stacks"))
         return small_stacks();
     if (!strcmp(c, "fork_in_handler"))

@@ -16,6 +16,7 @@
 #include "preload/life/diag.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -79,12 +80,30 @@ int lp_stderr_fd(void)
     return -1;
 }
 
+/* A program may have made the descriptor non-blocking (O_NONBLOCK is the
+ * open file's, shared with us): wait until it takes more, up to 30 s
+ * without progress, rather than drop the rest (a report to a slow pipe
+ * stopped at 64 KiB, mid-line). */
+bool lp_write_wait(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLOUT };
+    int n;
+
+    do
+        n = poll(&p, 1, 30 * 1000);
+    while (n < 0 && errno == EINTR);
+    return n > 0 && !(p.revents & (POLLERR | POLLNVAL));
+}
+
 void lp_write_all(int fd, const char *buf, size_t len)
 {
     while (fd >= 0 && len > 0) {
         ssize_t n = write(fd, buf, len);
 
         if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+            lp_write_wait(fd))
             continue;
         if (n <= 0)
             break;

@@ -8,6 +8,7 @@
  * prefixed "==PID== leakprof: ", written with a single write(2), never
  * stdio buffers. Context: COLD and BOOT (lp_diag formats: not SIGNAL).
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Take the private duplicate of fd 2 (constructor, once). */
@@ -19,6 +20,8 @@ int lp_stderr_fd(void);
 
 /* Write all of buf to fd (retrying short writes and EINTR; a negative fd
  * or an error drops the rest). */
+/* Wait (up to 30 s) until fd, non-blocking, takes more; false if not. */
+bool lp_write_wait(int fd);
 void lp_write_all(int fd, const char *buf, size_t len);
 
 /* Write all of buf to the original stderr (dropped if it is gone). */

@@ -224,6 +224,9 @@ static void write_fd(struct job *j)
 
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+            lp_write_wait(xo.fd))
+            continue;
         if (w <= 0) {
             char what[32];
 

@@ -172,6 +172,11 @@ lp "$P" close_all_raw "$WORK/data7.out" >"$WORK/car.out" 2>"$WORK/car.err"; rc=$
 check "raw close syscalls: data file untouched" [ "$(cat "$WORK/data7.out")" = "program data" ]
 check "raw close syscalls: report on the original stderr" grep -q '123 bytes in 1 blocks are definitely lost' "$WORK/car.err"
 "$P" close_all_raw "$WORK/data8.out" >"$WORK/car.nat" 2>/dev/null; as_native "close_all_raw" "$WORK/car.out" $rc "$WORK/car.nat" $?
+# A program that made stderr non-blocking, read by a slow reader: the
+# report stopped at 64 KiB (the pipe's size), mid-line; now whole.
+(cd "$WORK" && env LEAKPROF_OPTIONS="massif=0:depth=100" LD_PRELOAD="$LIB" "$P" nonblock_leaks >"$WORK/nb.out" 2> >(sleep 2; cat >"$WORK/nb.err"))
+for i in $(seq 100); do grep -q 'ERROR SUMMARY' "$WORK/nb.err" 2>/dev/null && break; sleep 0.1; done
+check "non-blocking stderr, slow reader: the whole report ($(wc -c <"$WORK/nb.err") bytes)" sh -c "[ \$(wc -c <'$WORK/nb.err') -gt 200000 ] && grep -q 'definitely lost: 1,600 bytes in 100 blocks' '$WORK/nb.err' && tail -1 '$WORK/nb.err' | grep -q 'ERROR SUMMARY'"
 # Started with stderr closed (2>&-): the program's first open() is its
 # descriptor 2, its data file; the report, which had no stderr to go to,
 # was appended there.
