@@ -107,9 +107,12 @@ static __attribute__((noreturn)) void child_run(void (*freeres)(void))
     sigfillset(&all);
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, _NSIG / 8);
     syscall(SYS_prlimit64, 0, RLIMIT_CORE, &none, NULL);
+    /* Our hooks only forward from here; and with the guard held our
+     * syscall() hook makes the close_range raw, ours included (the
+     * program's goes to fs_hooks.c, which keeps ours open). */
+    lp_guard_hold_forever();
     if (syscall(SYS_close_range, 0u, ~0u, 0u) != 0)
         child_exit(2); /* cannot be sure nothing is written: learn nothing */
-    lp_guard_hold_forever(); /* our hooks only forward from here */
     if (!lp_exit_heap_take())
         child_exit(3);
     lp_store_relaxed(&lp_hot.free, record_free);
